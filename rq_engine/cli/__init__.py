@@ -1,0 +1,1 @@
+"""Command-line face: argument parsing, dispatch, one-shot output, exit codes."""

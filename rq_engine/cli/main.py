@@ -1,0 +1,78 @@
+"""Entry point: parse, dispatch to the command module, map errors to exit codes.
+
+Imports here are stdlib + rq_engine.core only; each command module is imported
+when its flag is given, so `rq -q` loads the query path and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from typing import TYPE_CHECKING
+
+from rq_engine.core.errors import ExitCode, RqError
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def _say(msg: str) -> None:
+    print(f"rq: {msg}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        from rq_engine.cli.args import parse
+
+        ns = parse(argv)
+        if ns.cwd:
+            try:
+                os.chdir(ns.cwd)
+            except OSError as e:
+                raise RqError(f"-C {ns.cwd}: {e.strerror}", ExitCode.USAGE) from e
+        return _dispatch(ns)
+    except RqError as e:
+        _say(e.message)
+        return int(e.code)
+    except KeyboardInterrupt:
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # `rq -q foo | head -1`: the reader left; that is not an error.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return int(ExitCode.OK)
+
+
+def _dispatch(ns: object) -> int:
+    a = ns  # argparse.Namespace; typed loosely to keep argparse off module import
+    if a.version:
+        from rq_engine import __version__
+
+        print(f"rq {__version__}")
+        return 0
+    if a.index is not None or a.status or a.drop is not None:
+        from rq_engine.cli import cmd_index
+
+        return cmd_index.run(a)
+    if a.text is not None or a.export_graph:
+        from rq_engine.cli import cmd_text
+
+        return cmd_text.run(a)
+    if a.tmux:
+        from rq_tui import tmux
+
+        return tmux.run(a)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if a.oneshot or a.json or a.ndjson or not interactive:
+        if not a.query:
+            raise RqError("a query is needed (rq -q QUERY)", ExitCode.USAGE)
+        from rq_engine.cli import cmd_query
+
+        return cmd_query.run(a)
+    from rq_tui import app  # deferred: textual costs ~200 ms to import
+
+    return app.run(a)

@@ -1,0 +1,1 @@
+"""The language-agnostic core: symbol model, repository identity, scoring. No language specifics."""

@@ -1,0 +1,29 @@
+"""Exit codes and the one user-facing error type. Every face maps failures through here."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0  # results
+    MISS = 1  # definitive miss: the index is complete and nothing matches
+    WARMING = 2  # indeterminate miss: the index is still warming
+    USAGE = 64  # EX_USAGE: bad flags or arguments
+    DATAERR = 65  # EX_DATAERR (reserved)
+    IOERR = 74  # EX_IOERR: unreadable/unwritable store or file, bad graph.json
+    INTERRUPTED = 130  # Ctrl-C / Esc with nothing to show
+
+
+class RqError(Exception):
+    """A failure with a one-line message for the user and the exit code it maps to."""
+
+    def __init__(self, message: str, code: ExitCode = ExitCode.IOERR) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class UsageError(RqError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ExitCode.USAGE)

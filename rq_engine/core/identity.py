@@ -1,0 +1,148 @@
+"""Repository identity at two levels: the logical project and the local checkout.
+
+Reads `.git` natively (no `git` fork): identity is asked on every search, so it
+must cost a few stat/read calls, not a process (~3 ms per fork of git).
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_SCP_LIKE = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>(?!/).+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Checkout:
+    """A local clone: where it is, which project it is, and what branch it is on."""
+
+    root: Path
+    identity: str  # host/org/repo, or local:/abs/path
+    branch: str | None
+    git_dir: Path | None  # None for a non-git directory
+
+
+def find_git_root(start: Path) -> Path | None:
+    """The nearest ancestor of `start` (itself included) that holds a `.git` entry."""
+    p = start.resolve()
+    for d in (p, *p.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def git_dir_of(root: Path) -> Path | None:
+    """The git directory of a work tree root; follows `gitdir:` files (worktrees, submodules)."""
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    if dot.is_file():
+        try:
+            text = dot.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return None
+        if text.startswith("gitdir:"):
+            target = Path(text[len("gitdir:") :].strip())
+            return (root / target).resolve() if not target.is_absolute() else target
+    return None
+
+
+def common_dir_of(git_dir: Path) -> Path:
+    """Linked worktrees keep config and refs in the common dir named by `commondir`."""
+    cd = git_dir / "commondir"
+    if cd.is_file():
+        try:
+            rel = cd.read_text(encoding="utf-8").strip()
+            return (git_dir / rel).resolve()
+        except OSError:
+            pass
+    return git_dir
+
+
+def normalize_remote(url: str) -> str | None:
+    """`git@github.com:Org/Repo.git`, `ssh://…`, `https://…` → `github.com/Org/Repo`.
+
+    Host is lower-cased (DNS is case-insensitive); the path keeps its case, since
+    some hosts treat it as significant. Local-path remotes give None.
+    """
+    url = url.strip()
+    if not url:
+        return None
+    m = re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://(?P<rest>.*)$", url)
+    if m:
+        if url.startswith("file://"):
+            return None
+        rest = m.group("rest")
+        hostpart, _, path = rest.partition("/")
+        host = hostpart.rsplit("@", 1)[-1]
+        host = re.sub(r":\d+$", "", host)
+    else:
+        sm = _SCP_LIKE.match(url)
+        if not sm or "/" in sm.group("host"):
+            return None
+        host, path = sm.group("host"), sm.group("path")
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    if not host or not path:
+        return None
+    return f"{host.lower()}/{path}"
+
+
+def _remote_urls(common: Path) -> dict[str, str]:
+    cfg = configparser.RawConfigParser(strict=False)
+    try:
+        cfg.read(common / "config", encoding="utf-8")
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return {}
+    urls: dict[str, str] = {}
+    for section in cfg.sections():
+        m = re.match(r'^remote\s+"(?P<name>[^"]+)"$', section)
+        if m and cfg.has_option(section, "url"):
+            urls[m.group("name")] = cfg.get(section, "url")
+    return urls
+
+
+def project_identity(root: Path, git_dir: Path | None) -> str:
+    """The logical project: the upstream remote when there is one, else `local:/abs/path`.
+
+    `upstream` wins over `origin` (a fork's upstream names the shared project),
+    then `origin`, then the alphabetically first remote.
+    """
+    if git_dir is not None:
+        urls = _remote_urls(common_dir_of(git_dir))
+        for name in ("upstream", "origin", *sorted(urls)):
+            if name in urls:
+                ident = normalize_remote(urls[name])
+                if ident:
+                    return ident
+    return f"local:{root.resolve()}"
+
+
+def current_branch(git_dir: Path | None) -> str | None:
+    """The checked-out branch name, or None when detached or not a git checkout."""
+    if git_dir is None:
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head[len("ref: refs/heads/") :]
+    return None
+
+
+def checkout_for(path: Path) -> Checkout:
+    """The checkout holding `path`: the enclosing git work tree, else the directory itself."""
+    path = Path(os.path.abspath(path))
+    root = find_git_root(path)
+    if root is None:
+        root = path.resolve()
+        return Checkout(root=root, identity=f"local:{root}", branch=None, git_dir=None)
+    gd = git_dir_of(root)
+    return Checkout(
+        root=root, identity=project_identity(root, gd), branch=current_branch(gd), git_dir=gd
+    )

@@ -1,0 +1,36 @@
+"""The LanguagePlugin seam: what one language must tell the engine.
+
+A plugin turns source bytes into the common symbol model (core.model.Symbol).
+Nothing outside rq_engine/lang knows any language. Tree-sitter is imported
+lazily inside extract() (the grammar loader), never at import time of this module,
+so the registry can be consulted on the `rq -q` hot path for free.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from rq_engine.core.model import Symbol
+
+
+class LanguagePlugin(ABC):
+    #: language id stored in files.language / symbols.language ("python", "tsx", ...)
+    name: ClassVar[str]
+    #: file extensions, lower-case, with the dot (".py")
+    extensions: ClassVar[tuple[str, ...]]
+    #: separator between a parent chain and a member in this language's qualified form
+    scope_separator: ClassVar[str] = "."
+    #: the name the language gives a constructor (`Foo.new` finds it), or None
+    constructor_name: ClassVar[str | None] = None
+
+    @abstractmethod
+    def extract(self, source: bytes) -> list[Symbol]:
+        """Every definition a developer would jump to, in source order.
+
+        Must never raise on malformed input: Tree-sitter recovers from syntax
+        errors, and whatever parsed is returned.
+        """
+
+    def qualified(self, parent: str | None, name: str) -> str:
+        return f"{parent}{self.scope_separator}{name}" if parent else name

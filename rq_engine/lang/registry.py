@@ -1,0 +1,82 @@
+"""Extension → plugin registry. Plugins are imported on first use only.
+
+Adding a language = one module under rq_engine/lang plus one line in _PLUGINS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from rq_engine.lang.base import LanguagePlugin
+
+# language id -> (module, class name, extensions). Kept as data so that asking
+# "is this a source file?" costs no import of tree-sitter or of any plugin.
+_PLUGINS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "python": ("rq_engine.lang.python", "PythonPlugin", (".py", ".pyi")),
+    "ruby": ("rq_engine.lang.ruby", "RubyPlugin", (".rb", ".rake", ".gemspec")),
+    "go": ("rq_engine.lang.go", "GoPlugin", (".go",)),
+    "rust": ("rq_engine.lang.rust", "RustPlugin", (".rs",)),
+    "typescript": ("rq_engine.lang.typescript", "TypeScriptPlugin", (".ts", ".mts", ".cts")),
+    "tsx": ("rq_engine.lang.typescript", "TsxPlugin", (".tsx",)),
+    "javascript": (
+        "rq_engine.lang.javascript",
+        "JavaScriptPlugin",
+        (".js", ".jsx", ".mjs", ".cjs"),
+    ),
+}
+
+# Files whose whole name (no extension) marks a language.
+_FILENAMES: dict[str, str] = {"Rakefile": "ruby", "Gemfile": "ruby"}
+
+_EXT_TO_LANG: dict[str, str] = {
+    ext: lang for lang, (_, _, exts) in _PLUGINS.items() for ext in exts
+}
+_loaded: dict[str, LanguagePlugin] = {}
+
+
+def language_for_path(path: str) -> str | None:
+    """The language id for a file path, or None when no plugin handles it."""
+    base = os.path.basename(path)
+    if base in _FILENAMES:
+        return _FILENAMES[base]
+    _, ext = os.path.splitext(base)
+    return _EXT_TO_LANG.get(ext.lower())
+
+
+def languages() -> list[str]:
+    return list(_PLUGINS)
+
+
+def plugin(language: str) -> LanguagePlugin:
+    """The plugin instance for a language id (imported and cached on first use)."""
+    p = _loaded.get(language)
+    if p is None:
+        module, cls, _ = _PLUGINS[language]
+        p = getattr(importlib.import_module(module), cls)()
+        _loaded[language] = p
+    return p
+
+
+def plugin_for_path(path: str) -> LanguagePlugin | None:
+    lang = language_for_path(path)
+    return plugin(lang) if lang else None
+
+
+def constructor_names() -> dict[str, str]:
+    """language id -> constructor name, without importing any plugin module.
+
+    Mirrors each plugin's `constructor_name`; a test keeps the two in agreement.
+    """
+    return {
+        "python": "__init__",
+        "ruby": "initialize",
+        "typescript": "constructor",
+        "tsx": "constructor",
+        "javascript": "constructor",
+    }
+
+
+def scope_separators() -> dict[str, str]:
+    """language id -> scope separator, without importing plugins (test keeps it in sync)."""
+    return {lang: ("::" if lang in ("ruby", "rust") else ".") for lang in _PLUGINS}

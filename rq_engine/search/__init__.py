@@ -1,0 +1,1 @@
+"""The staged search pipeline: a stream of result batches, cancellable between batches."""

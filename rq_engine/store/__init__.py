@@ -1,0 +1,1 @@
+"""SQLite store: connections (WAL), named migrations, typed queries."""

@@ -1,0 +1,63 @@
+"""The one place that opens SQLite connections: WAL, busy timeout, foreign keys, migrations.
+
+No other module calls `sqlite3.connect` on the index (the text cache under
+$RQ_CACHE has its own opener in rq_engine.text).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.store import migrations
+from rq_engine.store.paths import index_db_path
+
+# A writer commits a batch at least every 50 ms; 5 s covers a slow fsync and a
+# checkpoint without ever making a reader give up under normal load.
+BUSY_TIMEOUT_MS = 5000
+
+
+def connect(
+    path: Path | None = None, *, readonly: bool = False, migrate: bool = True
+) -> sqlite3.Connection:
+    """Open the index database, creating and migrating it unless `readonly`.
+
+    A read-only open of a database that does not exist raises RqError (callers
+    treat that as "never indexed"). Errors are RqError with exit code 74.
+    """
+    path = path or index_db_path()
+    try:
+        if readonly:
+            if not path.exists():
+                raise RqError(f"no index at {path}", ExitCode.IOERR)
+            conn = sqlite3.connect(
+                f"file:{path}?mode=ro",
+                uri=True,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise RqError(f"cannot put {path} in WAL mode (got {mode})", ExitCode.IOERR)
+            # NORMAL is durable across application crashes in WAL mode; only an OS
+            # crash can lose the last commits, which a re-index restores.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if migrate:
+                migrations.migrate(conn)
+        else:
+            conn.execute("PRAGMA query_only = ON")
+        return conn
+    except sqlite3.DatabaseError as e:
+        raise RqError(f"cannot open index {path}: {e}", ExitCode.IOERR) from e
+    except OSError as e:
+        raise RqError(f"cannot open index {path}: {e.strerror or e}", ExitCode.IOERR) from e

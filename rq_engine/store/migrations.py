@@ -1,0 +1,164 @@
+"""Named schema migrations, applied in order, each in its own transaction.
+
+A step is a (name, sql) pair; its name is recorded in `schema_migrations` when it
+commits. Never edit a released step: add the next one (`m00N_what_it_does`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+Step = tuple[str, str | Callable[[sqlite3.Connection], None]]
+
+M001_INITIAL = """
+CREATE TABLE repositories (
+    id INTEGER PRIMARY KEY,
+    identity TEXT NOT NULL UNIQUE,          -- host/org/repo or local:/abs/path
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE checkouts (
+    id INTEGER PRIMARY KEY,
+    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+    root_path TEXT NOT NULL UNIQUE,
+    current_branch TEXT,
+    indexed_at INTEGER
+);
+
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,                     -- repo-relative, '/'-separated
+    language TEXT,
+    mtime INTEGER,                          -- unix nanoseconds (racy-edit protection)
+    size INTEGER,
+    content_hash TEXT,                      -- staleness detection
+    indexed_at INTEGER,
+    commit_time INTEGER,                    -- last git commit touching the file (recency)
+    UNIQUE(repository_id, path)
+);
+
+CREATE TABLE symbols (
+    id INTEGER PRIMARY KEY,
+    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    name_lower TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    visibility TEXT NOT NULL DEFAULT 'unknown',
+    language TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER,
+    parent TEXT                             -- enclosing symbol's qualified name (lexical nesting)
+);
+CREATE INDEX idx_symbols_name_lower ON symbols(name_lower);
+CREATE INDEX idx_symbols_repo_name ON symbols(repository_id, name_lower);
+CREATE INDEX idx_symbols_file ON symbols(file_id);
+
+-- Fuzzy candidate narrowing. detail=none: recall ORs single trigrams and never
+-- reads positions (D20).
+CREATE VIRTUAL TABLE symbols_fts USING fts5(
+    name, content='symbols', content_rowid='id', tokenize='trigram', detail=none
+);
+-- The per-row triggers a cold pass suspends (drop, bulk insert, 'rebuild', recreate).
+CREATE TRIGGER symbols_fts_ai AFTER INSERT ON symbols BEGIN
+    INSERT INTO symbols_fts(rowid, name) VALUES (new.id, new.name);
+END;
+CREATE TRIGGER symbols_fts_ad AFTER DELETE ON symbols BEGIN
+    INSERT INTO symbols_fts(symbols_fts, rowid, name) VALUES ('delete', old.id, old.name);
+END;
+CREATE TRIGGER symbols_fts_au AFTER UPDATE OF name ON symbols BEGIN
+    INSERT INTO symbols_fts(symbols_fts, rowid, name) VALUES ('delete', old.id, old.name);
+    INSERT INTO symbols_fts(rowid, name) VALUES (new.id, new.name);
+END;
+
+CREATE TABLE coverage (
+    id INTEGER PRIMARY KEY,
+    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+    scope TEXT NOT NULL DEFAULT 'full',     -- 'full' or a directory prefix
+    status TEXT NOT NULL DEFAULT 'never' CHECK (status IN ('never', 'warming', 'complete')),
+    files_seen INTEGER,
+    files_indexed INTEGER,
+    files_skipped INTEGER,
+    files_failed INTEGER,
+    updated_at INTEGER,
+    UNIQUE(repository_id, scope)
+);
+
+-- Cumulative usage counters, read by `--usage`, never by ranking.
+CREATE TABLE usage_daily (
+    day TEXT NOT NULL,
+    source TEXT NOT NULL,
+    flags TEXT NOT NULL,
+    searches INTEGER NOT NULL,
+    misses INTEGER NOT NULL,
+    warming INTEGER NOT NULL,
+    on_complete INTEGER NOT NULL,
+    PRIMARY KEY (day, source, flags)
+);
+
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+STEPS: list[Step] = [
+    ("m001_initial", M001_INITIAL),
+]
+
+
+def applied(conn: sqlite3.Connection) -> list[str]:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
+    )
+    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
+
+
+def migrate(conn: sqlite3.Connection, steps: list[Step] | None = None) -> list[str]:
+    """Apply every step not yet recorded, in order. Returns the names applied now."""
+    steps = STEPS if steps is None else steps
+    done = set(applied(conn))
+    if len(done) >= len(steps) and all(name in done for name, _ in steps):
+        return []  # the common case on the hot path: one small read, no write lock
+    ran: list[str] = []
+    for name, body in steps:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-check under the write lock: a concurrent process may have just applied it.
+            if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            if callable(body):
+                body(conn)
+            else:
+                for stmt in _statements(body):
+                    conn.execute(stmt)
+            conn.execute(
+                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+                (name, int(time.time())),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(name)
+    return ran
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements (sqlite3.complete_statement knows trigger bodies)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        if not buf and line.strip().startswith("--"):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,140 @@
+"""Shared fixtures: every test gets its own RQ_HOME/RQ_CACHE; real git repos; real rq processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = Path(os.environ.get("RQ_CORPORA", Path.home() / ".cache" / "rq-corpora"))
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Keep the user's index, cache, config and editor out of every test."""
+    home = tmp_path_factory.mktemp("rqhome")
+    monkeypatch.setenv("RQ_HOME", str(home / "data"))
+    monkeypatch.setenv("RQ_CACHE", str(home / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("RQ_WARM_DETACH", "0")
+    for var in ("VISUAL", "EDITOR", "RQ_THEME", "TMUX", "NO_COLOR"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+    )
+    out = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    return out.stdout
+
+
+@dataclass
+class Repo:
+    root: Path
+
+    def write(self, rel: str, text: str) -> Path:
+        p = self.root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        return p
+
+    def git(self, *args: str) -> str:
+        return git(self.root, *args)
+
+    def commit(self, msg: str = "c") -> None:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", msg)
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Repo]:
+    """Build a real git repository: make_repo({"a.py": "..."}, name="r", remote=None)."""
+
+    def make(
+        files: dict[str, str] | None = None,
+        name: str = "repo",
+        remote: str | None = None,
+        commit: bool = True,
+    ) -> Repo:
+        root = tmp_path / name
+        root.mkdir(parents=True)
+        git(root, "init", "-q", "-b", "main")
+        if remote:
+            git(root, "remote", "add", "origin", remote)
+        repo = Repo(root)
+        for rel, text in (files or {}).items():
+            repo.write(rel, text)
+        if commit:
+            repo.commit("init")
+        return repo
+
+    return make
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def rq_bin() -> list[str]:
+    exe = Path(sys.executable).parent / "rq"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "rq_engine"]
+
+
+@pytest.fixture
+def rq() -> Callable[..., Run]:
+    """Run the real `rq` process: rq("-q", "Foo", cwd=repo.root)."""
+
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 120,
+        input: str | None = None,
+    ) -> Run:
+        p = subprocess.run(
+            [*rq_bin(), *args],
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+        return Run(p.returncode, p.stdout, p.stderr)
+
+    return run
+
+
+def corpus(name: str) -> Path:
+    """A corpus from shared/corpora/get.sh, or skip the test with the reason."""
+    p = CORPORA / name
+    if not (p / ".git").exists():
+        pytest.skip(
+            f"corpus {name!r} not laid out under {CORPORA} (run shared/corpora/get.sh {name})"
+        )
+    return p
+
+
+def have(tool: str) -> bool:
+    return shutil.which(tool) is not None

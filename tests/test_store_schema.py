@@ -1,0 +1,107 @@
+"""The store: a fresh database migrates to exactly the expected schema, in WAL mode."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from rq_engine.store import migrations
+from rq_engine.store.db import connect
+
+EXPECTED_TABLES = {
+    "repositories",
+    "checkouts",
+    "files",
+    "symbols",
+    "symbols_fts",
+    "coverage",
+    "usage_daily",
+    "meta",
+    "schema_migrations",
+}
+
+
+def _schema(conn: sqlite3.Connection) -> dict[str, str]:
+    rows = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'symbols_fts_%' "
+        "OR type = 'trigger' ORDER BY name"
+    )
+    return {name: " ".join(sql.split()) for name, sql in rows}
+
+
+def test_fresh_database_schema(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "index.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert EXPECTED_TABLES <= names
+    applied = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
+    assert applied == [name for name, _ in migrations.STEPS]
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(symbols)")}
+    assert {
+        "name",
+        "name_lower",
+        "kind",
+        "visibility",
+        "language",
+        "line",
+        "end_line",
+        "parent",
+    } <= cols
+    idx = {r[1] for r in conn.execute("PRAGMA index_list(symbols)")}
+    assert {"idx_symbols_name_lower", "idx_symbols_repo_name"} <= idx
+    fts_sql = conn.execute("SELECT sql FROM sqlite_master WHERE name='symbols_fts'").fetchone()[0]
+    assert "trigram" in fts_sql and "detail=none" in fts_sql and "content='symbols'" in fts_sql
+    cov = conn.execute("SELECT sql FROM sqlite_master WHERE name='coverage'").fetchone()[0]
+    assert "'never', 'warming', 'complete'" in cov
+
+
+def test_migrating_twice_is_a_no_op(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    first = _schema(connect(db))
+    assert migrations.migrate(connect(db)) == []
+    assert _schema(connect(db)) == first
+
+
+def test_upgrade_from_older_step_keeps_data(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    migrations.migrate(conn, migrations.STEPS[:1])
+    conn.execute(
+        "INSERT INTO repositories(identity, created_at, updated_at) VALUES ('local:/x', 1, 1)"
+    )
+    conn.close()
+    conn = connect(db)  # applies every later step
+    assert conn.execute("SELECT identity FROM repositories").fetchall() == [("local:/x",)]
+    assert len(migrations.applied(conn)) == len(migrations.STEPS)
+
+
+def test_fts_follows_symbols_through_triggers(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "index.db")
+    conn.execute(
+        "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (1, 'r', 0, 0)"
+    )
+    conn.execute("INSERT INTO files(id, repository_id, path) VALUES (1, 1, 'a.py')")
+    conn.execute(
+        "INSERT INTO symbols(id, repository_id, file_id, name, name_lower, kind, language, line) "
+        "VALUES (7, 1, 1, 'RefundProcessor', 'refundprocessor', 'class', 'python', 3)"
+    )
+    hit = conn.execute(
+        "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ?", ('"roc" AND "sor"',)
+    ).fetchall()
+    assert hit == [(7,)]
+    conn.execute("DELETE FROM symbols WHERE id = 7")
+    assert (
+        conn.execute(
+            "SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH ?", ('"roc" AND "sor"',)
+        ).fetchall()
+        == []
+    )
+
+
+def test_readonly_open_of_missing_db_is_clear(tmp_path: Path) -> None:
+    import pytest
+
+    from rq_engine.core.errors import RqError
+
+    with pytest.raises(RqError, match="no index"):
+        connect(tmp_path / "missing.db", readonly=True)
