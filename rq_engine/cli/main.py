@@ -47,8 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(ExitCode.OK)
 
 
-def _dispatch(ns: object) -> int:
-    a = ns  # argparse.Namespace; typed loosely to keep argparse off module import
+def _dispatch(a: argparse.Namespace) -> int:
     if a.version:
         from rq_engine import __version__
 
