@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-
 from typing import TYPE_CHECKING
 
 from rq_engine.core.errors import ExitCode, RqError

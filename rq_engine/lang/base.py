@@ -33,4 +33,5 @@ class LanguagePlugin(ABC):
         """
 
     def qualified(self, parent: str | None, name: str) -> str:
+        """How a child's `parent` is built from its enclosing symbol (nesting chain)."""
         return f"{parent}{self.scope_separator}{name}" if parent else name

@@ -77,6 +77,21 @@ def constructor_names() -> dict[str, str]:
     }
 
 
+def qualify(language: str, parent: str | None, name: str, kind: str) -> str:
+    """The display form of a qualified name, in the language's own notation.
+
+    Ruby writes instance methods `Foo::Bar#baz`, Rust `a::b::C`, everyone else
+    `a.b.C`. Pure data, so faces can call it on the hot path.
+    """
+    if not parent:
+        return name
+    if language == "ruby":
+        return f"{parent}#{name}" if kind == "method" else f"{parent}::{name}"
+    if language == "rust":
+        return f"{parent}::{name}"
+    return f"{parent}.{name}"
+
+
 def scope_separators() -> dict[str, str]:
     """language id -> scope separator, without importing plugins (test keeps it in sync)."""
     return {lang: ("::" if lang in ("ruby", "rust") else ".") for lang in _PLUGINS}
