@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+
 from rq_engine.core.errors import ExitCode, RqError
 
 # `typing` costs ~2 ms to import; mypy honours a local TYPE_CHECKING the same way.
