@@ -1,0 +1,212 @@
+"""`rq --index [DIR]`, `rq --status`, `rq --drop [DIR]`: index management from the shell.
+
+stdout carries data only (the --status table); progress, summaries and errors
+go to stderr as `rq: …`. Stdlib + rq_engine only (the progress bar is a plain
+\\r line: rich costs ~80 ms to import and adds nothing here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from rq_engine.core.errors import ExitCode, RqError, UsageError
+
+
+def run(ns: argparse.Namespace) -> int:
+    if ns.status:
+        return _status(sys.stdout)
+    if ns.drop is not None:
+        return _drop(ns.drop)
+    return _index(ns.index if ns.index is not None else ".")
+
+
+def _dir(arg: str, flag: str) -> Path:
+    p = Path(arg).expanduser()
+    if not p.exists():
+        raise UsageError(f"{flag} {arg}: no such directory")
+    if not p.is_dir():
+        raise UsageError(f"{flag} {arg}: not a directory")
+    return p.resolve()
+
+
+# --- --index --------------------------------------------------------------------
+
+
+class _Bar:
+    """A one-line progress bar on a terminal, redrawn at most 10 times a second."""
+
+    WIDTH = 24
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, p: object) -> None:
+        from rq_engine.index.indexer import IndexProgress
+
+        assert isinstance(p, IndexProgress)
+        now = time.monotonic()
+        if now - self.last < 0.1 and p.done < p.total:
+            return
+        self.last = now
+        if p.phase == "walk":
+            line = "rq: walking…"
+        elif p.phase == "finish":
+            line = f"rq: finishing… {p.symbols} symbols  {p.elapsed:.1f}s"
+        else:
+            frac = p.done / p.total if p.total else 1.0
+            fill = int(frac * self.WIDTH)
+            bar = "#" * fill + "-" * (self.WIDTH - fill)
+            line = f"rq: [{bar}] {p.done}/{p.total} files  {p.symbols} symbols  {p.elapsed:.1f}s"
+        self.out.write("\r" + line + "\x1b[K")
+        self.out.flush()
+        self.drawn = True
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+
+
+def _index(arg: str) -> int:
+    from rq_engine.index.indexer import index_under
+    from rq_engine.store.db import connect
+
+    root = _dir(arg, "--index")
+    conn = connect()
+    bar = _Bar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        stats = index_under(conn, root, progress=bar)
+    except KeyboardInterrupt:
+        if bar:
+            bar.clear()
+        print("rq: interrupted; the batches already written are kept", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    finally:
+        if bar:
+            bar.clear()
+        conn.close()
+    extra = f", {stats.files_bad_encoding} not UTF-8" if stats.files_bad_encoding else ""
+    print(
+        f"rq: indexed {stats.files_total} files ({stats.files_indexed} new or changed, "
+        f"{stats.files_deleted} removed, {stats.files_skipped} skipped, "
+        f"{stats.files_failed} failed{extra}), {stats.symbols_total} symbols "
+        f"in {stats.seconds:.2f} s — {stats.identity}",
+        file=sys.stderr,
+    )
+    for e in stats.errors:
+        print(f"rq:   {e}", file=sys.stderr)
+    if stats.files_failed > len(stats.errors):
+        print(f"rq:   … and more ({stats.files_failed} failures in all)", file=sys.stderr)
+    return int(ExitCode.OK)
+
+
+# --- --drop ---------------------------------------------------------------------
+
+
+def _drop(arg: str) -> int:
+    from rq_engine.core.identity import checkout_for
+    from rq_engine.index import fts
+    from rq_engine.store import writes
+    from rq_engine.store.db import connect
+    from rq_engine.store.paths import index_db_path
+
+    root = _dir(arg, "--drop")
+    if not index_db_path().exists():
+        print(f"rq: {arg} is not indexed (no index yet)", file=sys.stderr)
+        return int(ExitCode.MISS)
+    co = checkout_for(root)
+    conn = connect()
+    try:
+        row = conn.execute(
+            "SELECT repository_id FROM checkouts WHERE root_path = ?", (str(co.root),)
+        ).fetchone()
+        rid = int(row[0]) if row else writes.repository_id(conn, co.identity)
+        if rid is None:
+            print(f"rq: {co.root} is not indexed; nothing to drop", file=sys.stderr)
+            return int(ExitCode.MISS)
+        fts.repair(conn)
+        with writes.transaction(conn):
+            fts.note_write(conn, None)
+            d = writes.delete_repository(conn, rid)
+    finally:
+        conn.close()
+    s = "" if d.checkouts == 1 else "s"
+    print(
+        f"rq: dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols",
+        file=sys.stderr,
+    )
+    return int(ExitCode.OK)
+
+
+# --- --status -------------------------------------------------------------------
+
+
+def _when(ts: int | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "-"
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def _status(out: TextIO) -> int:
+    from rq_engine.store import status
+    from rq_engine.store.db import connect
+    from rq_engine.store.paths import index_db_path
+
+    db = index_db_path()
+    if not db.exists():
+        out.write(f"no repositories indexed (no index at {db})\n")
+        return int(ExitCode.OK)
+    try:
+        conn = connect(db, readonly=True)
+        repos = status.repositories(conn)
+        conn.close()
+    except RqError:
+        raise
+    except Exception as e:  # a corrupt or foreign file at the index path
+        raise RqError(f"cannot read index {db}: {e}", ExitCode.IOERR) from e
+    rows = [("REPOSITORY", "COVERAGE", "FILES", "SYMBOLS", "SKIPPED", "FAILED", "UPDATED")]
+    for r in repos:
+        rows.append(
+            (
+                r.identity,
+                r.status,
+                str(r.files),
+                str(r.symbols),
+                str(r.files_skipped or 0),
+                str(r.files_failed or 0),
+                _when(r.updated_at),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines: list[str] = []
+    for i, row in enumerate(rows):
+        cells = [
+            row[c].ljust(widths[c]) if c in (0, 1, 6) else row[c].rjust(widths[c])
+            for c in range(len(row))
+        ]
+        lines.append("  ".join(cells).rstrip())
+        if i:
+            for co in repos[i - 1].checkouts:
+                branch = co.branch or "(no branch)"
+                lines.append(f"  {co.root}  {branch}  indexed {_when(co.indexed_at)}")
+    n_co = sum(len(r.checkouts) for r in repos)
+    lines.append("")
+    lines.append(
+        f"{len(repos)} repositories, {n_co} checkouts, {sum(r.files for r in repos)} files, "
+        f"{sum(r.symbols for r in repos)} symbols; index {db} "
+        f"{_size(status.database_bytes(db))} (with WAL)"
+    )
+    out.write("\n".join(lines) + "\n")
+    return int(ExitCode.OK)

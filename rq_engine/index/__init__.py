@@ -1,0 +1,1 @@
+"""Indexing: the git-exact walker, the incremental indexer, coverage. Imports nothing eagerly."""

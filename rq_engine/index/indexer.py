@@ -1,0 +1,410 @@
+"""The incremental indexer: one core (`run_index`), two entry points, batched writes.
+
+`run_index` is the seed's single core: collect candidates serially (walk + stat),
+parse the changed/new ones (a fork pool, or in-process for a handful), write
+each batch of results in one transaction. Its parameters are what differ
+between callers: explicit `rq --index` (`index_under`, unbounded) today, and the
+warming modes next — opportunistic/time-boxed (`deadline`), block-until-answered
+(`cancel` from the waiting search), the detached child (unbounded, niced by its
+caller) — with active files first and optional subtrees.
+
+Must not import tree-sitter at module level (plugins load in parse.py, lazily),
+and never imports a face.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat as st_mod
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rq_engine.core.identity import Checkout, checkout_for
+from rq_engine.index import fts
+from rq_engine.index.parse import FAILED, GONE, OK, SAME, SKIPPED, Job, Parsed, max_file_bytes
+from rq_engine.index.walker import walk
+from rq_engine.lang import registry
+from rq_engine.search.types import CancelToken
+from rq_engine.store import derived, writes
+
+# A warming search only sees committed rows, so results commit at least this often.
+BATCH_SECONDS = 0.050
+# …or after this many files, whichever comes first (bounds one transaction's size).
+BATCH_FILES = 256
+# Below this many files to parse, forking a pool (~15 ms a worker plus result
+# pickling) costs more than it saves: parse in-process.
+IN_PROCESS_MAX = 32
+# A repo with no rows and at least this many files to parse is "cold": the FTS
+# triggers are suspended. Below it, the schema churn isn't worth the ~ms saved.
+COLD_MIN_FILES = 200
+# How many failure reasons a pass keeps for the report.
+MAX_ERRORS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """One progress report: `phase` is walk|parse|finish; `done`/`total` count files to parse."""
+
+    phase: str
+    done: int
+    total: int
+    files_seen: int
+    symbols: int
+    elapsed: float
+
+
+@dataclass
+class IndexStats:
+    files_seen: int = 0  # files the walk found whose language a plugin knows
+    files_indexed: int = 0  # parsed and written this pass
+    files_unchanged: int = 0  # mtime+size short-circuit, or same content hash
+    files_deleted: int = 0  # rows removed: deleted, renamed away, now ignored/skipped
+    files_skipped: int = 0  # binary or oversized
+    files_failed: int = 0  # unreadable, not a regular file, no plugin, parse error
+    files_bad_encoding: int = 0  # not UTF-8; still parsed and indexed (counted in files_indexed)
+    symbols: int = 0  # symbol rows written this pass
+    seconds: float = 0.0
+    complete: bool = False  # a full sweep finished: coverage is 'complete'
+    repository_id: int = 0
+    identity: str = ""
+    root: str = ""
+    symbols_total: int = 0  # symbol rows of the repository after the pass
+    files_total: int = 0  # file rows of the repository after the pass
+    cancelled: bool = False  # stopped by the cancel token
+    timed_out: bool = False  # stopped by the deadline
+    cold: bool = False  # the FTS triggers were suspended for this pass
+    walked_via: str = ""  # "git" | "native"
+    errors: list[str] = field(default_factory=list)  # "path: reason", at most MAX_ERRORS
+
+
+def repository_id_for(conn: sqlite3.Connection, checkout: Checkout) -> int | None:
+    """The repositories row of a checkout's logical project, or None if never indexed."""
+    return writes.repository_id(conn, checkout.identity)
+
+
+def index_under(
+    conn: sqlite3.Connection,
+    root: Path,
+    *,
+    progress: Callable[[IndexProgress], None] | None = None,
+    workers: int | None = None,
+) -> IndexStats:
+    """Index the checkout holding `root`, unbounded (explicit `rq --index`)."""
+    return run_index(conn, checkout_for(root), progress=progress, workers=workers)
+
+
+def run_index(
+    conn: sqlite3.Connection,
+    checkout: Checkout,
+    *,
+    active_files: Sequence[str] = (),
+    subtrees: Sequence[str] = (),
+    deadline: float | None = None,
+    cancel: CancelToken | None = None,
+    progress: Callable[[IndexProgress], None] | None = None,
+    workers: int | None = None,
+    batch_files: int = BATCH_FILES,
+) -> IndexStats:
+    """One indexing pass over `checkout`.
+
+    `active_files` (repo-relative) are parsed first; `subtrees` limit the walk
+    (and leave coverage 'warming': a seed, not a fence); `deadline` is a
+    `time.monotonic()` instant after which the pass stops; `cancel` stops it
+    too. Either way every batch committed so far stays. Coverage becomes
+    'complete' only when an unrestricted pass finishes.
+    """
+    t0 = time.monotonic()
+    root = str(checkout.root)
+    stats = IndexStats(identity=checkout.identity, root=root)
+
+    def tick(phase: str, done: int, total: int) -> None:
+        if progress is not None:
+            progress(
+                IndexProgress(
+                    phase, done, total, stats.files_seen, stats.symbols, time.monotonic() - t0
+                )
+            )
+
+    fts.repair(conn)
+    with writes.transaction(conn):
+        repo_id = writes.upsert_repository(conn, checkout.identity)
+        checkout_id = writes.upsert_checkout(conn, repo_id, root, checkout.branch)
+        writes.prune_checkouts(conn, repo_id)
+    stats.repository_id = repo_id
+    was_complete = writes.coverage_status(conn, repo_id) == "complete"
+
+    # --- collect: walk, then one stat per candidate against one SELECT of the index
+    tick("walk", 0, 0)
+    w = walk(checkout.root, git=checkout.git_dir is not None, subtrees=subtrees)
+    stats.walked_via = w.via
+    if w.note:
+        stats.errors.append(w.note)
+    states = writes.file_states(conn, repo_id)
+    limit = max_file_bytes()
+    listed: set[str] = set()
+    jobs: list[Job] = []
+    doomed: list[int] = []  # file ids whose rows go (skipped/failed/vanished now)
+    for path in _ordered(w.paths, active_files):
+        lang = registry.language_for_path(path)
+        if lang is None:
+            continue
+        listed.add(path)
+        old = states.get(path)
+        full = os.path.join(root, path)
+        try:
+            s = os.stat(full)
+        except FileNotFoundError:
+            if os.path.islink(full):
+                _fail(stats, path, "dangling symlink")
+                stats.files_seen += 1
+            if old is not None:
+                doomed.append(old.id)
+            continue
+        except OSError as e:
+            stats.files_seen += 1
+            _fail(stats, path, f"unreadable: {e.strerror or e}")
+            if old is not None:
+                doomed.append(old.id)
+            continue
+        if st_mod.S_ISDIR(s.st_mode):
+            continue  # a submodule or a symlink to a directory: not a file git would read
+        stats.files_seen += 1
+        if not st_mod.S_ISREG(s.st_mode):
+            _fail(stats, path, "not a regular file")
+        elif s.st_size > limit:
+            stats.files_skipped += 1
+        elif old is not None and old.mtime == s.st_mtime_ns and old.size == s.st_size:
+            # git's racy-clean rule in reverse: same mtime (ns) and size => not read at all.
+            stats.files_unchanged += 1
+            continue
+        else:
+            jobs.append(Job(path, lang, old.content_hash if old else None))
+            continue
+        if old is not None:
+            doomed.append(old.id)
+    prefixes = [s.strip("/") + "/" for s in subtrees if s.strip("/") not in ("", ".")]
+    for path, old in states.items():
+        if path not in listed and (not prefixes or any(path.startswith(p) for p in prefixes)):
+            doomed.append(old.id)
+
+    worked = bool(jobs or doomed)
+    if worked or not was_complete:
+        with writes.transaction(conn):
+            fts.note_write(conn, None)
+            stats.files_deleted = len(set(doomed))
+            writes.delete_files(conn, set(doomed))
+            writes.set_coverage(conn, repo_id, "warming")
+        derived.after_batch(conn, repo_id)
+
+    # --- parse and write, one transaction per batch
+    suspension = fts.suspend(conn) if not states and len(jobs) >= COLD_MIN_FILES else None
+    stats.cold = suspension is not None
+    stopped = False
+    results = _parse_all(root, jobs, limit, workers, stop_poll=BATCH_SECONDS)
+    try:
+        tick("parse", 0, len(jobs))
+        pending: list[Parsed] = []
+        first_at = 0.0
+        done = 0
+        for res in results:
+            if res is not None:
+                if not pending:
+                    first_at = time.monotonic()
+                pending.append(res)
+                done += 1
+            now = time.monotonic()
+            if pending and (len(pending) >= batch_files or now - first_at >= BATCH_SECONDS):
+                _write_batch(conn, repo_id, pending, states, stats, suspension)
+                pending = []
+                tick("parse", done, len(jobs))
+            if cancel is not None and cancel.cancelled:
+                stats.cancelled = stopped = True
+            elif deadline is not None and now >= deadline:
+                stats.timed_out = stopped = True
+            if stopped:
+                break
+        if pending:
+            _write_batch(conn, repo_id, pending, states, stats, suspension)
+            tick("parse", done, len(jobs))
+    finally:
+        results.close()  # terminates the pool now, not at garbage collection
+        if suspension is not None:
+            fts.resume(conn, suspension)
+
+    # --- finish: derived tables, coverage, counts
+    tick("finish", len(jobs), len(jobs))
+    full_sweep = not subtrees and not stopped
+    if worked or not was_complete:
+        derived.after_pass(conn, repo_id)
+    stats.files_total = writes.count_files(conn, repo_id)
+    status = "complete" if full_sweep else "warming"
+    if not full_sweep and was_complete and not worked:
+        status = "complete"  # nothing changed under a complete index: still complete
+    with writes.transaction(conn):
+        writes.set_coverage(
+            conn,
+            repo_id,
+            status,
+            files_seen=stats.files_seen if not subtrees else None,
+            files_indexed=stats.files_total,
+            files_skipped=stats.files_skipped if not subtrees else None,
+            files_failed=stats.files_failed if not subtrees else None,
+        )
+        writes.mark_checkout_indexed(conn, checkout_id)
+    stats.complete = status == "complete"
+    stats.symbols_total = writes.count_symbols(conn, repo_id)
+    stats.seconds = time.monotonic() - t0
+    return stats
+
+
+def _ordered(paths: list[str], active: Sequence[str]) -> Iterator[str]:
+    """Active (branch) files first, then everything else in walk order."""
+    if not active:
+        yield from paths
+        return
+    want = {a.replace(os.sep, "/").removeprefix("./") for a in active}
+    first = [p for p in paths if p in want]
+    yield from first
+    picked = set(first)
+    yield from (p for p in paths if p not in picked)
+
+
+def _fail(stats: IndexStats, path: str, reason: str) -> None:
+    stats.files_failed += 1
+    if len(stats.errors) < MAX_ERRORS:
+        stats.errors.append(f"{path}: {reason}")
+
+
+def _write_batch(
+    conn: sqlite3.Connection,
+    repo_id: int,
+    batch: list[Parsed],
+    states: dict[str, writes.FileState],
+    stats: IndexStats,
+    suspension: fts.Suspension | None,
+) -> None:
+    """Write one batch of parse results in one transaction, then refresh derived tables."""
+    indexed = unchanged = deleted = skipped = failed = bad = symbols = 0
+    errors: list[str] = []
+    with writes.transaction(conn):
+        fts.note_write(conn, suspension)
+        for r in batch:
+            old = states.get(r.path)
+            if r.status == OK:
+                writes.write_file(
+                    conn,
+                    repo_id,
+                    r.path,
+                    r.language,
+                    r.mtime,
+                    r.size,
+                    r.content_hash,
+                    r.rows,
+                    old.id if old else None,
+                )
+                indexed += 1
+                symbols += len(r.rows)
+                if r.reason == "bad-encoding":
+                    bad += 1
+                continue
+            if r.status == SAME and old is not None:
+                writes.touch_file(conn, old.id, r.mtime, r.size)
+                unchanged += 1
+                continue
+            if r.status == SKIPPED:
+                skipped += 1
+            elif r.status == FAILED:
+                failed += 1
+                errors.append(f"{r.path}: {r.reason}")
+            if old is not None:
+                writes.delete_files(conn, [old.id])
+                if r.status == GONE:
+                    deleted += 1
+    # Counted only once the transaction committed: a rolled-back batch wrote nothing.
+    stats.files_indexed += indexed
+    stats.files_unchanged += unchanged
+    stats.files_deleted += deleted
+    stats.files_skipped += skipped
+    stats.files_failed += failed
+    stats.files_bad_encoding += bad
+    stats.symbols += symbols
+    stats.files_seen -= sum(1 for r in batch if r.status == GONE)
+    stats.errors.extend(errors[: max(0, MAX_ERRORS - len(stats.errors))])
+    derived.after_batch(conn, repo_id)
+
+
+def _parse_all(
+    root: str, jobs: list[Job], limit: int, workers: int | None, *, stop_poll: float
+) -> Generator[Parsed | None, None, None]:
+    """Yield parse results as they come; None every `stop_poll` s while waiting, so the
+    caller can flush a batch and check its deadline/cancel flag even while parsing is slow."""
+    from rq_engine.index.parse import parse_job
+
+    if not jobs:
+        return
+    langs = sorted({j.language for j in jobs})
+    usable = _load_plugins(langs)
+    n = workers if workers is not None else (os.cpu_count() or 1)
+    if n <= 1 or len(jobs) <= IN_PROCESS_MAX:
+        for j in jobs:
+            yield parse_job(root, j, limit) if j.language in usable else _no_plugin(j, usable)
+        return
+    import multiprocessing as mp
+
+    from rq_engine.index.parse import worker_init, worker_parse
+
+    runnable = [j for j in jobs if j.language in usable]
+    for j in jobs:
+        if j.language not in usable:
+            yield _no_plugin(j, usable)
+    if not runnable:
+        return
+    # fork: workers inherit the imported plugins and compiled queries (~60 ms of
+    # imports each that spawn would repeat); they never touch the parent's SQLite.
+    ctx = mp.get_context("fork")
+    chunk = max(1, min(16, len(runnable) // (n * 8)))
+    chunks = [runnable[i : i + chunk] for i in range(0, len(runnable), chunk)]
+    pool = ctx.Pool(min(n, len(chunks)), worker_init, (root, limit))
+    try:
+        # chunksize=1 over explicit chunks: only then is the iterator the one
+        # whose next() takes a timeout (bigger chunksizes wrap it in a generator).
+        it = pool.imap_unordered(worker_parse, chunks, chunksize=1)
+        left = len(chunks)
+        while left:
+            try:
+                got = it.next(timeout=stop_poll)
+            except mp.TimeoutError:
+                yield None
+                continue
+            left -= 1
+            yield from got
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _load_plugins(langs: list[str]) -> dict[str, str]:
+    """Import (and warm: compile queries on an empty source) each language's plugin
+    in the parent, before any fork. Returns usable languages (value "") and, for a
+    plugin that fails to load, the reason under the key "!lang"."""
+    usable: dict[str, str] = {}
+    for lang in langs:
+        try:
+            registry.plugin(lang).extract(b"")
+            usable[lang] = ""
+        except Exception as e:
+            usable["!" + lang] = f"no plugin for {lang}: {e}"[:200]
+    return usable
+
+
+def _no_plugin(job: Job, usable: dict[str, str]) -> Parsed:
+    return Parsed(
+        job.path,
+        job.language,
+        FAILED,
+        reason=usable.get("!" + job.language, f"no plugin for {job.language}"),
+    )

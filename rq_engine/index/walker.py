@@ -1,0 +1,157 @@
+"""Which files of a checkout are indexed: exactly the ones git would list. Stdlib + pathspec only.
+
+In a git work tree the answer is `git ls-files -z --cached --others --exclude-standard`
+— git's own semantics, so nested .gitignore files, negations, .git/info/exclude,
+the user's core.excludesFile, tracked-but-ignored files and nested repositories
+all behave exactly as in `git status`. One fork per pass (~15 ms on Go's standard
+library, 8k files) is nothing next to a pass, and indexing is off the query path.
+
+A non-git directory (only indexed when asked) gets the same rules natively:
+each directory's .gitignore applies below it, deeper files override shallower
+ones, the last matching line wins, and a directory that is ignored is not
+entered (so `!x` under an ignored directory cannot bring `x` back, as in git).
+Directories holding a `.git` entry are other repositories and are not entered.
+
+Must not import tree-sitter or any plugin.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """Repo-relative, '/'-separated paths in git's order, and how they were found."""
+
+    paths: list[str]
+    via: str  # "git" | "native"
+    note: str | None = None  # why git was not used, when it was expected
+
+
+def walk(root: Path, *, git: bool, subtrees: Sequence[str] = ()) -> Walk:
+    """Every file git would list under `root` (restricted to `subtrees` when given).
+
+    `git` says whether `root` is a git work tree; if git itself fails there (not
+    installed, "dubious ownership"), the native walker answers and `note` says why.
+    """
+    subs = [n for n in (_norm_sub(s) for s in subtrees) if n is not None]
+    if subtrees and not subs:
+        subs = [""]  # a subtree equal to the root is the whole tree
+    if git:
+        try:
+            return Walk(paths=_git_ls_files(root, subs), via="git")
+        except (OSError, subprocess.CalledProcessError) as e:
+            note = f"git ls-files failed ({_short(e)}); walked natively"
+            return Walk(paths=list(walk_native(root, subs)), via="native", note=note)
+    return Walk(paths=list(walk_native(root, subs)), via="native")
+
+
+def _norm_sub(sub: str) -> str | None:
+    s = sub.replace(os.sep, "/").strip("/")
+    while s.startswith("./"):
+        s = s[2:]
+    if s in ("", "."):
+        return None
+    return s
+
+
+def _short(e: BaseException) -> str:
+    if isinstance(e, subprocess.CalledProcessError):
+        err = (e.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        return err[0] if err else f"exit {e.returncode}"
+    return str(e)
+
+
+def _git_ls_files(root: Path, subs: Sequence[str]) -> list[str]:
+    cmd = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    if subs and subs != [""]:
+        # literal pathspecs: a subtree named `a[1]` must not be a glob
+        cmd += ["--", *(f":(literal){s}" for s in subs)]
+    out = subprocess.run(cmd, cwd=root, capture_output=True, check=True).stdout
+    seen: set[str] = set()
+    paths: list[str] = []
+    for raw in out.split(b"\0"):
+        # Unmerged entries appear once per stage; an untracked nested repository
+        # appears as `dir/` (git never lists inside it). Neither is a file to read.
+        if not raw or raw.endswith(b"/"):
+            continue
+        p = os.fsdecode(raw)
+        if p not in seen:
+            seen.add(p)
+            paths.append(p)
+    return paths
+
+
+def _load_ignore(dirpath: str) -> GitIgnoreSpec | None:
+    try:
+        with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    return GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _ignored(stack: list[tuple[str, GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+    """Git's precedence: the deepest .gitignore with a matching line decides; within it the last line wins."""
+    for base, spec in reversed(stack):
+        sub = rel[len(base) + 1 :] if base else rel
+        res = spec.check_file(sub + "/" if is_dir else sub)
+        if res.include is not None:
+            return bool(res.include)
+    return False
+
+
+def walk_native(root: Path, subs: Sequence[str] = ()) -> list[str]:
+    """The non-git walker: .gitignore files applied as git would. Sorted like git's output."""
+    want = [s for s in subs if s]
+    out: list[str] = []
+    root_s = str(root)
+
+    def in_scope(rel: str, is_dir: bool) -> bool:
+        if not want:
+            return True
+        for s in want:
+            if rel == s or rel.startswith(s + "/"):
+                return True
+            if is_dir and s.startswith(rel + "/"):
+                return True  # an ancestor of a subtree: walk through it
+        return False
+
+    def visit(dirpath: str, rel_dir: str, stack: list[tuple[str, GitIgnoreSpec]]) -> None:
+        spec = _load_ignore(dirpath)
+        if spec is not None:
+            stack = [*stack, (rel_dir, spec)]
+        try:
+            entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
+        except OSError:
+            return
+        for e in entries:
+            if e.name == ".git":
+                continue
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if not in_scope(rel, is_dir) or _ignored(stack, rel, is_dir):
+                continue
+            if is_dir:
+                if os.path.lexists(os.path.join(e.path, ".git")):
+                    continue  # another repository: git does not list inside it
+                visit(e.path, rel, stack)
+            else:
+                out.append(rel)
+
+    visit(root_s, "", [])
+    # git sorts by byte order of the full path; the recursive walk sorts per
+    # directory name, which differs when a name sorts after "/" (e.g. "a-b" vs "a/b").
+    out.sort(key=lambda p: p.encode("utf-8", "surrogateescape"))
+    return out
