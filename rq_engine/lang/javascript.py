@@ -1,0 +1,23 @@
+"""JavaScript / JSX plugin: ESM and CommonJS definitions (`exports.f =`, `Foo.prototype.m =`).
+
+Imports nothing heavy at module level; tree_sitter loads inside extract() (see _tsjs).
+The javascript grammar parses JSX too, so .jsx needs no second grammar.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rq_engine.core.model import Symbol
+from rq_engine.lang import _tsjs
+from rq_engine.lang.base import LanguagePlugin
+
+
+class JavaScriptPlugin(LanguagePlugin):
+    name: ClassVar[str] = "javascript"
+    extensions: ClassVar[tuple[str, ...]] = (".js", ".jsx", ".mjs", ".cjs")
+    scope_separator: ClassVar[str] = "."
+    constructor_name: ClassVar[str | None] = "constructor"
+
+    def extract(self, source: bytes) -> list[Symbol]:
+        return _tsjs.extract("javascript", "javascript.scm", self.name, source)
