@@ -1,0 +1,1 @@
+"""Text ranking over the code graph: realization, lexical contract, rankers (seed 001)."""

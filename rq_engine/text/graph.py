@@ -1,0 +1,361 @@
+"""The code graph realization rq.graph/1: nodes, `contains` edges, stable IDs, validation.
+
+One repository's definitions as a graph: a node per file and per symbol,
+`contains` edges (file -> top-level symbol, symbol -> nested symbol). A
+realization is validated once (duplicate IDs, dangling edges, bounds, a
+containment forest) and then immutable; rankers and the structural rerank
+read only validated realizations. Sources: the live index (`realize`, in
+rq_engine.text.source) or a graph.json (`load`). Stdlib + rq_engine.text only;
+must not import the store or any face.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.text import lexical
+
+SCHEMA = "rq.graph/1"
+FILE_KIND = "file"
+CONTAINS = "contains"
+
+# Hard bounds a graph must respect to load at all (a bad file is an error, not
+# a truncation): generous enough for any real repository, small enough that a
+# hostile graph.json cannot make one field cost megabytes.
+MAX_ID_CHARS = lexical.FIELD_MAX_CHARS["id"]
+MAX_TEXT_CHARS = 4096
+MAX_KIND_CHARS = 32
+MAX_LINE = 2**31 - 1
+MAX_NODES = 5_000_000
+
+_ID_ESCAPES = {"%": "%25", "|": "%7C", "~": "%7E"}
+
+
+class GraphError(RqError):
+    """A graph that fails validation: exit 74 with one line saying what is wrong."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ExitCode.IOERR)
+
+
+def escape_component(text: str) -> str:
+    """Escape `%`, `|`, `~` and control characters so the ID's `|` and `~N` stay unambiguous."""
+    out = []
+    for c in text:
+        if c in _ID_ESCAPES:
+            out.append(_ID_ESCAPES[c])
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"%{ord(c):02X}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def stable_id(repository: str, path: str, kind: str, qualified: str, nth: int = 1) -> str:
+    """`<identity>|<path>|<kind>|<qualified>` plus `~N` for the N-th (N >= 2) duplicate.
+
+    Never a line or a row id: editing a body, which shifts every line below it,
+    changes no ID. Duplicates are numbered in line order within one file.
+    """
+    base = "|".join(escape_component(x) for x in (repository, path, kind, qualified))
+    return base if nth == 1 else f"{base}~{nth}"
+
+
+def file_id(repository: str, path: str) -> str:
+    return stable_id(repository, path, FILE_KIND, "")
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: str
+    kind: str
+    name: str
+    qualified: str
+    path: str
+    line: int
+    end_line: int | None
+    language: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "name": self.name,
+            "qualified": self.qualified,
+            "path": self.path,
+            "line": self.line,
+            "end_line": self.end_line,
+            "language": self.language,
+        }
+
+    def document(self) -> lexical.LexicalDocument:
+        return lexical.project(self.id, self.name, self.qualified, self.kind, self.path)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Edge:
+    src: str
+    dst: str
+    kind: str = CONTAINS
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "from": self.src, "to": self.dst}
+
+
+class Graph:
+    """A validated, immutable realization. Nodes sorted by ID, edges by (from, to, kind).
+
+    `by_id` is this realization's stable-ID -> node map (the only way rankers
+    resolve postings); `parent`/`children` are the containment forest.
+    """
+
+    def __init__(self, repository: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> None:
+        self.repository = repository
+        node_list = sorted(nodes, key=lambda n: n.id)
+        if len(node_list) > MAX_NODES:
+            raise GraphError(f"graph has {len(node_list)} nodes (limit {MAX_NODES})")
+        by_id: dict[str, Node] = {}
+        for n in node_list:
+            _check_node(n)
+            if n.id in by_id:
+                raise GraphError(f"duplicate node ID {n.id!r}")
+            by_id[n.id] = n
+        edge_list = sorted(edges)
+        parent: dict[str, str] = {}
+        children: dict[str, list[str]] = {}
+        prev: Edge | None = None
+        for e in edge_list:
+            if e == prev:
+                raise GraphError(f"duplicate edge {e.src!r} -> {e.dst!r}")
+            prev = e
+            if e.kind != CONTAINS:
+                raise GraphError(f"unknown edge kind {e.kind!r} (rq.graph/1 has only 'contains')")
+            a, b = by_id.get(e.src), by_id.get(e.dst)
+            if a is None or b is None:
+                missing = e.src if a is None else e.dst
+                raise GraphError(f"dangling edge {e.src!r} -> {e.dst!r}: no node {missing!r}")
+            if b.kind == FILE_KIND:
+                raise GraphError(f"edge into file node {e.dst!r}: files are never contained")
+            if a.path != b.path:
+                raise GraphError(f"edge {e.src!r} -> {e.dst!r} crosses files")
+            if e.dst in parent:
+                raise GraphError(f"node {e.dst!r} has two containers")
+            parent[e.dst] = e.src
+            children.setdefault(e.src, []).append(e.dst)
+        for n in node_list:
+            if n.kind != FILE_KIND and n.id not in parent:
+                raise GraphError(f"symbol node {n.id!r} is contained by no node")
+        _check_acyclic(parent)
+        self.nodes: tuple[Node, ...] = tuple(node_list)
+        self.edges: tuple[Edge, ...] = tuple(edge_list)
+        self.by_id: Mapping[str, Node] = by_id
+        self.parent: Mapping[str, str] = parent
+        self.children: Mapping[str, tuple[str, ...]] = {k: tuple(v) for k, v in children.items()}
+
+    def chain(self, node_id: str) -> list[Node]:
+        """The containers of a node, outermost (its file) first."""
+        out: list[Node] = []
+        cur = self.parent.get(node_id)
+        while cur is not None:
+            out.append(self.by_id[cur])
+            cur = self.parent.get(cur)
+        out.reverse()
+        return out
+
+    def documents(self) -> list[lexical.LexicalDocument]:
+        """The lexical projection: one document per symbol node, in stable-ID order.
+
+        File nodes are structure, not documents: rq answers with definitions,
+        and a file's path words are already in every definition it contains.
+        """
+        return [n.document() for n in self.nodes if n.kind != FILE_KIND]
+
+    @cached_property
+    def lexical_identity(self) -> str:
+        return lexical.projection_identity(self.documents())
+
+    @cached_property
+    def identity(self) -> str:
+        """Digest of the canonical sorted nodes (lines included) and edges."""
+        h = hashlib.sha256()
+        h.update(f"{SCHEMA}\n".encode())
+        h.update(_canon(self.repository))
+        h.update(b"\n")
+        for n in self.nodes:
+            h.update(_canon(n.to_json()))
+            h.update(b"\n")
+        h.update(b"--\n")
+        for e in self.edges:
+            h.update(_canon(e.to_json()))
+            h.update(b"\n")
+        return h.hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "repository": self.repository,
+            "identity": {"graph": self.identity, "lexical": self.lexical_identity},
+            "nodes": [n.to_json() for n in self.nodes],
+            "edges": [e.to_json() for e in self.edges],
+        }
+
+
+def _canon(obj: object) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _check_text(n_id: str, field: str, value: object, limit: int, *, empty: bool = True) -> None:
+    if not isinstance(value, str):
+        raise GraphError(f"node {n_id!r}: {field} must be a string")
+    if len(value) > limit:
+        raise GraphError(f"node {n_id!r}: {field} longer than {limit} characters")
+    if not empty and not value:
+        raise GraphError(f"node {n_id!r}: {field} is empty")
+
+
+def _check_node(n: Node) -> None:
+    if not isinstance(n.id, str) or not n.id:
+        raise GraphError("node with an empty or non-string id")
+    _check_text(n.id, "id", n.id, MAX_ID_CHARS)
+    _check_text(n.id, "kind", n.kind, MAX_KIND_CHARS, empty=False)
+    _check_text(n.id, "name", n.name, MAX_TEXT_CHARS)
+    _check_text(n.id, "qualified", n.qualified, MAX_TEXT_CHARS)
+    _check_text(n.id, "path", n.path, MAX_TEXT_CHARS, empty=False)
+    if n.language is not None:
+        _check_text(n.id, "language", n.language, MAX_KIND_CHARS)
+    if isinstance(n.line, bool) or not isinstance(n.line, int) or not 1 <= n.line <= MAX_LINE:
+        raise GraphError(f"node {n.id!r}: line must be a whole number in 1..{MAX_LINE}")
+    if n.end_line is not None and (
+        isinstance(n.end_line, bool)
+        or not isinstance(n.end_line, int)
+        or not n.line <= n.end_line <= MAX_LINE
+    ):
+        raise GraphError(f"node {n.id!r}: end_line must be null or a whole number >= line")
+
+
+def _check_acyclic(parent: Mapping[str, str]) -> None:
+    done: set[str] = set()
+    for start in parent:
+        seen: set[str] = set()
+        cur: str | None = start
+        while cur is not None and cur not in done:
+            if cur in seen:
+                raise GraphError(f"containment cycle through {cur!r}")
+            seen.add(cur)
+            cur = parent.get(cur)
+        done |= seen
+
+
+# --- graph.json ------------------------------------------------------------------------
+
+
+def _node_from(obj: object, i: int) -> Node:
+    if not isinstance(obj, dict):
+        raise GraphError(f"nodes[{i}] is not an object")
+    missing = [k for k in ("id", "kind", "name", "qualified", "path", "line") if k not in obj]
+    if missing:
+        raise GraphError(f"nodes[{i}] lacks {', '.join(missing)}")
+    if not isinstance(obj["id"], str) or not obj["id"]:
+        raise GraphError(f"nodes[{i}].id must be a non-empty string")
+    return Node(
+        id=obj["id"],
+        kind=obj["kind"],
+        name=obj["name"],
+        qualified=obj["qualified"],
+        path=obj["path"],
+        line=obj["line"],
+        end_line=obj.get("end_line"),
+        language=obj.get("language"),
+    )
+
+
+def _edge_from(obj: object, i: int) -> Edge:
+    if not isinstance(obj, dict):
+        raise GraphError(f"edges[{i}] is not an object")
+    for k in ("kind", "from", "to"):
+        if not isinstance(obj.get(k), str):
+            raise GraphError(f"edges[{i}].{k} must be a string")
+    return Edge(src=obj["from"], dst=obj["to"], kind=obj["kind"])
+
+
+def from_json(data: object, where: str = "graph") -> Graph:
+    """Validate a parsed graph.json. The `identity` block is optional; when present it must
+    equal what the content recomputes to (a hand edit must drop it or fix it)."""
+    if not isinstance(data, dict):
+        raise GraphError(f"{where}: not a graph (top level is not an object)")
+    schema = data.get("schema")
+    if schema != SCHEMA:
+        raise GraphError(f"{where}: schema {schema!r} is not {SCHEMA!r}")
+    repo = data.get("repository")
+    if not isinstance(repo, str) or not repo or len(repo) > MAX_TEXT_CHARS:
+        raise GraphError(f"{where}: repository must be a non-empty string")
+    nodes, edges = data.get("nodes"), data.get("edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        raise GraphError(f"{where}: nodes and edges must be arrays")
+    try:
+        g = Graph(
+            repo,
+            (_node_from(o, i) for i, o in enumerate(nodes)),
+            (_edge_from(o, i) for i, o in enumerate(edges)),
+        )
+    except GraphError as e:
+        raise GraphError(f"{where}: {e.message}") from None
+    ident = data.get("identity")
+    if ident is not None:
+        if not isinstance(ident, dict):
+            raise GraphError(f"{where}: identity must be an object")
+        for key, actual in (("graph", g.identity), ("lexical", g.lexical_identity)):
+            claimed = ident.get(key)
+            if claimed is not None and claimed != actual:
+                raise GraphError(
+                    f"{where}: identity.{key} {str(claimed)[:16]}… does not match the content"
+                    f" ({actual[:16]}…); drop the identity block after editing by hand"
+                )
+    return g
+
+
+def load(path: Path) -> Graph:
+    """Read and validate a graph.json; any problem is a GraphError (exit 74), never empty."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise GraphError(f"{path}: {e.strerror or e}") from None
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise GraphError(f"{path}: not valid JSON ({e})") from None
+    except RecursionError:
+        raise GraphError(f"{path}: JSON nested too deeply") from None
+    return from_json(data, str(path))
+
+
+def dump(graph: Graph, path: Path) -> None:
+    """Write canonical graph.json atomically: a temp file in the same directory, then rename."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    body = json.dumps(graph.to_json(), ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise RqError(f"cannot write {path}: {e.strerror or e}", ExitCode.IOERR) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(body)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RqError(f"cannot write {path}: {e.strerror or e}", ExitCode.IOERR) from None

@@ -1,0 +1,320 @@
+"""The lexical document contract: analyzer rq-analyzer/1, canonical projection, fingerprints.
+
+A node's lexical document is exactly (stable ID, name, qualified name, kind,
+source path). This module owns how those fields become terms, how a document
+is canonically encoded and digested, and the lexical-projection identity.
+Stdlib only; must not import the store, the CLI or anything with a UI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: Bump when anything below changes the terms a field produces (segmentation,
+#: normalisation, kind aliases, bounds): a new analyzer is a new lexical identity.
+ANALYZER_ID = "rq-analyzer/1"
+#: Version of the canonical document encoding (field order, null/empty rules).
+DOCUMENT_SCHEMA = "rq-lexdoc/1"
+
+FIELDS = ("name", "qualified", "kind", "path")
+
+# Bounds applied to each projected field before analysis (code points after NFC).
+# A minified bundle can carry a 100 kB "name"; 256 keeps every real identifier
+# whole (the longest name in the nine corpora is ~90) and caps per-document work.
+FIELD_MAX_CHARS = {"id": 2048, "name": 256, "qualified": 1024, "kind": 32, "path": 1024}
+MAX_TERMS_PER_FIELD = 64
+MAX_TERM_CHARS = 64
+
+# What a developer types for a kind, by language habit (`func` in Go, `fn` in
+# Rust, `def` in Python and Ruby, `const`, `mod`, ...). The kind field of a
+# document yields the kind itself plus these aliases.
+KIND_TERMS: dict[str, tuple[str, ...]] = {
+    "function": ("function", "func", "fn", "def"),
+    "method": ("method", "func", "fn", "def"),
+    "class": ("class",),
+    "struct": ("struct",),
+    "enum": ("enum",),
+    "union": ("union",),
+    "trait": ("trait",),
+    "interface": ("interface",),
+    "type": ("type",),
+    "constant": ("constant", "const"),
+    "macro": ("macro",),
+    "field": ("field", "property"),
+    "variable": ("variable", "var", "let"),
+    "module": ("module", "mod", "namespace", "package"),
+    "file": ("file",),
+}
+
+# Character classes for segmentation.
+_UPPER, _LOWER, _DIGIT, _CASELESS, _MARK, _JOIN, _SEP = range(7)
+
+
+def _cls(c: str) -> int:
+    if c.isdecimal():
+        return _DIGIT
+    if c.isupper():
+        return _UPPER
+    if c.islower():
+        return _LOWER
+    if c.isalpha():
+        return _CASELESS  # CJK, Hangul, ... (letters without case)
+    cat = unicodedata.category(c)
+    if cat[0] == "M":
+        return _MARK  # combining/spacing marks belong to the letter before them
+    if c in "_-$":
+        return _JOIN  # joins parts of one identifier (snake_case, kebab-case)
+    return _SEP
+
+
+def _segment(ident: str) -> list[str]:
+    """Split one identifier (no separators but `_`, `-`, `$`) into case-preserved parts.
+
+    Boundaries: a joiner; lower/caseless -> upper (`camelCase`); letter <-> digit
+    (`Sum256`); cased <-> caseless; and the last capital of an acronym run
+    before a lower-case letter (`HTTPServer` -> `HTTP`, `Server`).
+    """
+    parts: list[str] = []
+    cur: list[str] = []
+    prev = -1
+    n = len(ident)
+    for i, c in enumerate(ident):
+        k = _cls(c)
+        if k == _JOIN:
+            if cur:
+                parts.append("".join(cur))
+                cur = []
+            prev = -1
+            continue
+        if k == _MARK:
+            if cur:
+                cur.append(c)
+            continue
+        split = False
+        if cur:
+            if k == _DIGIT or prev == _DIGIT:
+                split = k != prev
+            elif k == _UPPER:
+                split = prev in (_LOWER, _CASELESS)
+                if not split and prev == _UPPER and i + 1 < n and _cls(ident[i + 1]) == _LOWER:
+                    split = True  # HTTPServer: the S starts "Server"
+            elif k == _CASELESS:
+                split = prev in (_UPPER, _LOWER)
+            elif k == _LOWER:
+                split = prev == _CASELESS
+        if split:
+            parts.append("".join(cur))
+            cur = []
+        cur.append(c)
+        prev = k
+    if cur:
+        parts.append("".join(cur))
+    return parts
+
+
+def _identifiers(text: str) -> list[str]:
+    """Maximal runs of identifier characters (letters, digits, marks, `_`, `-`, `$`)."""
+    out: list[str] = []
+    cur: list[str] = []
+    for c in text:
+        if _cls(c) == _SEP:
+            if cur:
+                out.append("".join(cur))
+                cur = []
+        else:
+            cur.append(c)
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def _fold(s: str) -> str:
+    return s.casefold()[:MAX_TERM_CHARS]
+
+
+def normalize(text: str) -> str:
+    """NFKC: composed and decomposed spellings, full-width forms and ligatures agree."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def word_terms(ident: str) -> tuple[list[str], str | None]:
+    """(parts, compound) of one identifier: `QuerySet` -> (["query", "set"], "queryset").
+
+    The compound (all parts joined) is emitted only when there is more than one
+    part, so a query word `queryset` or `deepcopy` meets the camel- or
+    snake-cased spelling of the same name.
+    """
+    parts = [_fold(p) for p in _segment(ident)]
+    compound = _fold("".join(parts)) if len(parts) > 1 else None
+    return parts, compound
+
+
+def analyze_text(text: str) -> list[str]:
+    """Terms of free text (a name, a qualified name): identifiers -> parts + compounds."""
+    out: list[str] = []
+    for ident in _identifiers(normalize(text)):
+        parts, compound = word_terms(ident)
+        out.extend(parts)
+        if compound:
+            out.append(compound)
+    return out
+
+
+def path_text(path: str) -> str:
+    """The searchable form of a path: directories and the file's stem (extension dropped).
+
+    The extension names the language, which every file of that language shares;
+    `\\` is a separator too, so a Windows-made graph.json reads the same.
+    """
+    p = path.replace("\\", "/")
+    head, _, base = p.rpartition("/")
+    dot = base.rfind(".")
+    if dot > 0:
+        base = base[:dot]
+    return f"{head}/{base}" if head else base
+
+
+def analyze_field(field: str, value: str | None) -> list[str]:
+    """The bounded term list of one projected field."""
+    if value is None:
+        return []
+    if field == "kind":
+        terms = list(KIND_TERMS.get(value.casefold(), (_fold(value),)))
+    elif field == "path":
+        terms = analyze_text(path_text(value))
+    else:
+        terms = analyze_text(value)
+    return terms[:MAX_TERMS_PER_FIELD]
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalDocument:
+    """The canonical projection of one node: what the text rankers may read, nothing else.
+
+    Fields are NFC-normalised and bounded (FIELD_MAX_CHARS) by `project`; None
+    means the field is absent, which encodes differently from "".
+    """
+
+    id: str
+    name: str | None
+    qualified: str | None
+    kind: str | None
+    path: str | None
+
+    def field(self, name: str) -> str | None:
+        value: str | None = getattr(self, name)
+        return value
+
+    def encode(self) -> bytes:
+        """Canonical bytes: a JSON array in fixed field order, UTF-8, no whitespace."""
+        row = [DOCUMENT_SCHEMA, self.id, self.name, self.qualified, self.kind, self.path]
+        return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(self.encode()).hexdigest()
+
+    def terms(self) -> dict[str, list[str]]:
+        """Per-field term lists under ANALYZER_ID."""
+        return {f: analyze_field(f, self.field(f)) for f in FIELDS}
+
+    def field_counts(self) -> dict[str, Counter[str]]:
+        return {f: Counter(ts) for f, ts in self.terms().items()}
+
+
+def _bounded(value: str | None, field: str) -> str | None:
+    if value is None:
+        return None
+    return unicodedata.normalize("NFC", value)[: FIELD_MAX_CHARS[field]]
+
+
+def normalize_path(path: str) -> str:
+    """`/`-separated, no `./` or empty segments: `.\\src//a.py` and `src/a.py` project alike."""
+    segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
+    return "/".join(segs)
+
+
+def project(
+    id: str, name: str | None, qualified: str | None, kind: str | None, path: str | None
+) -> LexicalDocument:
+    """The typed canonical projection of one node (NFC, bounded, path normalised).
+
+    The ID is kept verbatim: it is the key, and the graph already checked it.
+    """
+    if len(id) > FIELD_MAX_CHARS["id"]:
+        raise ValueError(f"stable ID longer than {FIELD_MAX_CHARS['id']} characters")
+    return LexicalDocument(
+        id=id,
+        name=_bounded(name, "name"),
+        qualified=_bounded(qualified, "qualified"),
+        kind=_bounded(kind, "kind"),
+        path=_bounded(None if path is None else normalize_path(path), "path"),
+    )
+
+
+class DuplicateDocument(ValueError):
+    """Two documents claim one stable ID: a validation error, never resolved by a pick."""
+
+
+def projection_identity(docs: Iterable[LexicalDocument]) -> str:
+    """Digest of the sorted (stable ID, fingerprint) manifest, under this analyzer.
+
+    Independent of input order; includes ANALYZER_ID, so a changed analyzer is a
+    changed identity even when every document's bytes are the same.
+    """
+    manifest: dict[str, str] = {}
+    for d in docs:
+        if d.id in manifest:
+            raise DuplicateDocument(f"duplicate stable ID {d.id!r}")
+        manifest[d.id] = d.fingerprint()
+    h = hashlib.sha256()
+    h.update(f"rq-lexical/1\n{ANALYZER_ID}\n{DOCUMENT_SCHEMA}\n{len(manifest)}\n".encode())
+    for doc_id in sorted(manifest):
+        h.update(doc_id.encode("utf-8"))
+        h.update(b"\x00")
+        h.update(manifest[doc_id].encode("ascii"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def query_terms(text: str) -> tuple[list[str], dict[str, int]]:
+    """Analyze a query: (units, term -> bitmask of the units the term covers).
+
+    Units are the query's distinct parts (`sha256` -> sha, 256). Scoring terms
+    are the units plus compounds: each word's own compound (`sha256`), each
+    adjacent pair of words joined (`deep copy` -> `deepcopy`) and, for three or
+    more words, the whole query joined (`template does not exist` ->
+    `templatedoesnotexist`). A compound covers the units of its words.
+    """
+    words = [word_terms(w) for w in _identifiers(normalize(text))]
+    units: list[str] = []
+    for parts, _ in words:
+        for p in parts:
+            if p not in units:
+                units.append(p)
+    bit = {u: 1 << i for i, u in enumerate(units)}
+    cover: dict[str, int] = {u: bit[u] for u in units}
+
+    def mask(ws: list[tuple[list[str], str | None]]) -> int:
+        m = 0
+        for parts, _ in ws:
+            for p in parts:
+                m |= bit[p]
+        return m
+
+    def add(term: str, m: int) -> None:
+        cover[term] = cover.get(term, 0) | m
+
+    for parts, compound in words:
+        if compound:
+            add(compound, mask([(parts, compound)]))
+    for a, b in zip(words, words[1:], strict=False):
+        if a[0] and b[0]:
+            add(_fold("".join(a[0] + b[0])), mask([a, b]))
+    if sum(1 for ps, _ in words if ps) >= 3:
+        add(_fold("".join(p for ps, _ in words for p in ps)), mask(words))
+    return units, cover
