@@ -1,0 +1,69 @@
+"""Shared helpers for the indexer tests: open the index, dump it, compute ground truth."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rq_engine.lang import registry
+from rq_engine.store.db import connect
+
+# (path, name, kind, line, end_line, parent)
+Row = tuple[str, str, str, int, int | None, str | None]
+
+
+@pytest.fixture
+def db(isolated_home: Path) -> sqlite3.Connection:
+    conn = connect()
+    yield conn
+    conn.close()
+
+
+def dump(conn: sqlite3.Connection, repo_id: int | None = None) -> list[Row]:
+    """The full symbol table of a repository (or all), sorted, in comparable form."""
+    where, args = ("WHERE s.repository_id = ?", (repo_id,)) if repo_id else ("", ())
+    rows = conn.execute(
+        "SELECT f.path, s.name, s.kind, s.line, s.end_line, s.parent FROM symbols s "
+        f"JOIN files f ON f.id = s.file_id {where}",
+        args,
+    ).fetchall()
+    return sorted(tuple(r) for r in rows)
+
+
+def truth(root: Path) -> list[Row]:
+    """What the index must hold: every file git lists, parsed directly by its plugin."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    rows: list[Row] = []
+    for raw in out.split(b"\0"):
+        if not raw:
+            continue
+        path = os.fsdecode(raw)
+        lang = registry.language_for_path(path)
+        full = root / path
+        if lang is None or not full.is_file():
+            continue
+        for s in registry.plugin(lang).extract(full.read_bytes()):
+            rows.append((path, s.name, str(s.kind), s.line, s.end_line, s.parent))
+    return sorted(rows)
+
+
+def fts_ok(conn: sqlite3.Connection) -> None:
+    """The FTS index agrees with the symbols table, and all three triggers exist."""
+    conn.execute("INSERT INTO symbols_fts(symbols_fts, rank) VALUES ('integrity-check', 1)")
+    trig = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'symbols_fts_%'"
+        )
+    }
+    assert trig == {"symbols_fts_ai", "symbols_fts_ad", "symbols_fts_au"}
+    assert conn.execute("SELECT value FROM meta WHERE key = 'fts_suspended'").fetchone() is None

@@ -1,0 +1,136 @@
+"""`rq --index`, `rq --status`, `rq --drop` as real processes: exit codes, stdout vs stderr."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Repo, Run
+
+A = "class Alpha:\n    def run(self):\n        pass\n"
+B = "def beta():\n    pass\n"
+
+
+def test_index_status_drop_round_trip(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], isolated_home: Path
+) -> None:
+    repo = make_repo({"a.py": A, "b.py": B, "notes.txt": "x"}, remote="git@github.com:Org/Proj.git")
+    r = rq("--index", str(repo.root))
+    assert r.code == 0 and r.out == ""
+    line = r.err.strip()
+    assert re.fullmatch(
+        r"rq: indexed 2 files \(2 new or changed, 0 removed, 0 skipped, 0 failed\), "
+        r"3 symbols in \d+\.\d\d s — github\.com/Org/Proj",
+        line,
+    ), line
+
+    r = rq("--index", cwd=repo.root)  # DIR defaults to the working directory
+    assert r.code == 0 and "(0 new or changed" in r.err
+
+    r = rq("--status")
+    assert r.code == 0 and r.err == ""
+    assert re.search(r"^github\.com/Org/Proj\s+complete\s+2\s+3\s+0\s+0\s+\d{4}-", r.out, re.M), (
+        r.out
+    )
+    assert f"  {repo.root}  main  indexed " in r.out
+    assert "1 repositories, 1 checkouts, 2 files, 3 symbols; index " in r.out
+    assert "(with WAL)" in r.out
+
+    r = rq("--drop", str(repo.root))
+    assert r.code == 0 and r.out == ""
+    assert r.err.strip() == "rq: dropped github.com/Org/Proj: 1 checkout, 2 files, 3 symbols"
+    r = rq("--drop", str(repo.root))
+    assert r.code == 1 and r.err.strip() == f"rq: {repo.root} is not indexed; nothing to drop"
+    r = rq("--status")
+    assert r.code == 0 and "0 repositories, 0 checkouts, 0 files, 0 symbols" in r.out
+
+
+def test_two_checkouts_of_one_remote_share_a_repository(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    url = "https://github.com/Org/Shared.git"
+    one = make_repo({"a.py": A}, name="one", remote=url)
+    two = make_repo({"a.py": A}, name="two", remote="git@github.com:Org/Shared.git")
+    assert rq("--index", str(one.root)).code == 0
+    assert rq("--index", str(two.root)).code == 0
+    r = rq("--status")
+    assert r.out.count("github.com/Org/Shared") == 1
+    assert f"  {one.root}  main" in r.out and f"  {two.root}  main" in r.out
+    assert "1 repositories, 2 checkouts, 1 files, 2 symbols" in r.out
+    r = rq("--drop", str(two.root))  # forgets the repository, so both locations
+    assert r.code == 0 and "2 checkouts, 1 files, 2 symbols" in r.err
+
+
+def test_failures_are_reported_not_fatal(tmp_path: Path, rq: Callable[..., Run]) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "ok.py").write_text(B)
+    (plain / "bin.py").write_bytes(b"\x00\x00")
+    os.symlink("nowhere.py", plain / "dangling.py")
+    r = rq("--index", str(plain))
+    assert r.code == 0 and r.out == ""
+    lines = r.err.splitlines()
+    assert "1 skipped, 1 failed), 1 symbols" in lines[0]
+    assert lines[1:] == ["rq:   dangling.py: dangling symlink"]
+
+
+def test_usage_and_io_errors_are_one_line(
+    tmp_path: Path, rq: Callable[..., Run], make_repo: Callable[..., Repo]
+) -> None:
+    r = rq("--index", str(tmp_path / "nope"))
+    assert (r.code, r.out) == (64, "")
+    assert r.err == f"rq: --index {tmp_path / 'nope'}: no such directory\n"
+    f = tmp_path / "file.py"
+    f.write_text(B)
+    r = rq("--drop", str(f))
+    assert r.code == 64 and r.err.count("\n") == 1 and "not a directory" in r.err
+    repo = make_repo({"a.py": A})
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where RQ_HOME's parent should be")
+    r = rq("--index", str(repo.root), env={"RQ_HOME": str(blocker / "home")})
+    assert r.code == 74 and r.out == "" and r.err.count("\n") == 1
+    assert r.err.startswith("rq: cannot open index ") and "Traceback" not in r.err
+    r = rq("--drop", str(repo.root))  # no index at all yet
+    assert r.code == 1 and "not indexed" in r.err
+
+
+def test_status_without_an_index(rq: Callable[..., Run]) -> None:
+    r = rq("--status")
+    assert r.code == 0 and r.err == "" and r.out.startswith("no repositories indexed")
+
+
+def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None:
+    import pty
+    import subprocess
+
+    from tests.conftest import rq_bin
+
+    repo = make_repo({f"m{i}.py": B.replace("beta", f"b{i}") for i in range(5)})
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.run(
+            [*rq_bin(), "--index", str(repo.root)],
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    err = b"".join(chunks).decode()
+    assert p.returncode == 0 and p.stdout == b""
+    assert "\rrq: [########################] 5/5 files" in err
+    assert "\r\x1b[K" in err  # the bar is cleared before the summary
+    assert "rq: indexed 5 files" in err

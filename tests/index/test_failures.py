@@ -1,0 +1,65 @@
+"""Binary, oversized, non-UTF-8, dangling, and non-regular files: counted, never fatal."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rq_engine.index.indexer import index_under
+from tests.conftest import Repo
+from tests.index.conftest import dump
+
+
+def test_bad_files_are_counted_and_the_rest_indexed(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RQ_MAX_FILE_BYTES", "2000")
+    repo = make_repo({"good.py": "def good():\n    pass\n"}, commit=False)
+    (repo.root / "binary.py").write_bytes(b"def bin():\n    pass\n\x00\x01\x02")
+    repo.write("big.py", "def big():\n    pass\n" + "# pad\n" * 1000)
+    (repo.root / "latin.py").write_bytes(
+        "def caf\xe9_x():\n    pass\n\ndef plain():\n    pass\n".encode("latin-1")
+    )
+    os.symlink("missing-target.py", repo.root / "dangling.py")
+    s = index_under(db, repo.root, workers=1)
+    assert s.complete
+    assert s.files_seen == 5
+    assert s.files_skipped == 2  # binary + oversized
+    assert s.files_failed == 1  # dangling symlink
+    assert s.files_bad_encoding == 1 and s.files_indexed == 2  # latin.py is still indexed
+    assert any("dangling.py: dangling symlink" in e for e in s.errors)
+    names = {r[1] for r in dump(db)}
+    assert {"good", "plain"} <= names and not {"bin", "big"} & names
+    cov = db.execute(
+        "SELECT status, files_seen, files_indexed, files_skipped, files_failed FROM coverage"
+    ).fetchone()
+    assert cov == ("complete", 5, 2, 2, 1)
+
+
+def test_a_file_that_turns_binary_loses_its_rows(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    repo = make_repo({"a.py": "def a():\n    pass\n"})
+    index_under(db, repo.root, workers=1)
+    (repo.root / "a.py").write_bytes(b"\x00binary now, longer than before")
+    s = index_under(db, repo.root, workers=1)
+    assert s.files_skipped == 1
+    assert dump(db) == [] and db.execute("SELECT count(*) FROM files").fetchone() == (0,)
+
+
+def test_fifo_in_a_plain_directory_is_a_failure_not_a_hang(
+    tmp_path: Path, db: sqlite3.Connection
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "ok.py").write_text("def ok():\n    pass\n")
+    os.mkfifo(plain / "pipe.py")  # opening it for reading would block forever
+    s = index_under(db, plain, workers=1)
+    assert s.walked_via == "native" and s.complete
+    assert s.files_failed == 1 and any("pipe.py: not a regular file" in e for e in s.errors)
+    assert [r[1] for r in dump(db)] == ["ok"]
+    assert db.execute("SELECT identity FROM repositories").fetchone() == (f"local:{plain}",)

@@ -1,0 +1,91 @@
+"""Cold passes suspend the FTS triggers and fill the table once; a crash mid-pass is repaired."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from rq_engine.index import indexer
+from rq_engine.index.indexer import index_under
+from tests.conftest import ROOT, Repo
+from tests.index.conftest import dump, fts_ok, truth
+
+
+def _match(conn: sqlite3.Connection, trigram: str) -> set[str]:
+    return {
+        r[0]
+        for r in conn.execute(
+            "SELECT s.name FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid "
+            "WHERE symbols_fts MATCH ?",
+            (trigram,),
+        )
+    }
+
+
+def _repo(make_repo: Callable[..., Repo], n: int, name: str = "repo") -> Repo:
+    files = {
+        f"m{i:03}.py": f"class Widget{i}:\n    def spin{i}(self):\n        pass\n" for i in range(n)
+    }
+    return make_repo(files, name=name)
+
+
+def test_cold_pass_fills_fts_once_and_restores_triggers(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10)
+    other = _repo(make_repo, 12, "other")
+    index_under(db, other.root, workers=1)  # a second repository already in the FTS table
+    repo = make_repo({f"n{i:03}.py": f"def gadget{i}():\n    pass\n" for i in range(30)}, name="r2")
+    s = index_under(
+        db,
+        repo.root,
+        workers=1,
+    )
+    assert s.cold and s.complete and s.files_indexed == 30
+    fts_ok(db)
+    assert _match(db, "gad") == {f"gadget{i}" for i in range(30)}
+    assert len(_match(db, "idg")) == 12  # the other repository's rows are intact
+    # the next, incremental pass goes through the triggers again
+    repo.write("n000.py", "def doohickey():\n    pass\n")
+    s = index_under(db, repo.root, workers=1)
+    assert not s.cold
+    assert _match(db, "hic") == {"doohickey"} and "gadget0" not in _match(db, "gad")
+    fts_ok(db)
+
+
+def test_a_writer_killed_mid_cold_pass_is_repaired_by_the_next_pass(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    repo = _repo(make_repo, 5)
+    # A real process suspends the triggers, writes a batch, and dies without restoring.
+    script = f"""
+import os, sys
+sys.path.insert(0, {str(ROOT)!r})
+from pathlib import Path
+from rq_engine.core.identity import checkout_for
+from rq_engine.index import fts, indexer
+from rq_engine.store.db import connect
+conn = connect()
+sus = fts.suspend(conn)
+assert sus is not None
+indexer.fts.suspend = lambda c: None           # keep ours; run a normal pass under it
+indexer.fts.resume = lambda c, s: None          # ...and never restore: the crash
+indexer.index_under(conn, Path({str(repo.root)!r}), workers=1)
+os._exit(9)
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert p.returncode == 9, p.stderr
+    assert db.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'symbols_fts_%'"
+    ).fetchone() == (0,)
+    assert db.execute("SELECT count(*) FROM meta WHERE key = 'fts_suspended'").fetchone() == (1,)
+    assert _match(db, "dge") == set()  # rows written, but invisible to fuzzy recall
+    s = index_under(db, repo.root, workers=1)  # nothing changed on disk; the repair still runs
+    assert s.files_unchanged == 5
+    fts_ok(db)
+    assert _match(db, "dge") == {f"Widget{i}" for i in range(5)}
+    assert dump(db) == truth(repo.root)
