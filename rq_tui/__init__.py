@@ -1,0 +1,1 @@
+"""rq_tui: the interactive picker face of rq (Textual). rq_engine never imports this package."""

@@ -1,0 +1,141 @@
+"""The picker application (`rq [QUERY]` on a terminal): theme, exit protocol, editor hand-off.
+
+Reached only through rq_engine.cli.main's dispatcher, after the ~200 ms
+textual import it defers. The engine never imports this package.
+
+Exit protocol: the app exits with an Outcome and, once the terminal is back
+in normal mode, `finish()` acts on it: print `path:line` (--print), start the
+editor (the pre-check in `open_hit` keeps a missing editor from ending the
+picker), or return 130 for esc/ctrl-c with nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import App
+from textual.screen import Screen
+
+from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.search.types import Hit
+from rq_tui import editor, theming
+from rq_tui.picker import PickerScreen
+from rq_tui.session import SearchSession
+from rq_tui.widgets import location
+
+# The picker lists more than `rq -q`'s 20: page down is a reason to open it.
+DEFAULT_LIMIT = 50
+
+
+@dataclass
+class Outcome:
+    code: int
+    printed: str | None = None  # --print: the line to write to stdout
+    command: editor.EditorCommand | None = None  # enter: the editor to start
+    hit: Hit | None = None
+
+
+class PickerApp(App[Outcome]):
+    ENABLE_COMMAND_PALETTE = False
+    CSS_PATH = str(theming.stylesheet())
+    TITLE = "rq"
+
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        query: str = "",
+        all_repos: bool = False,
+        limit: int = DEFAULT_LIMIT,
+        theme: str = theming.DEFAULT_THEME,
+        print_only: bool = False,
+        env: Mapping[str, str] | None = None,
+        db_path: Path | None = None,
+        frozen_latency_ms: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.cwd = cwd
+        self.env = os.environ if env is None else env
+        self.print_only = print_only
+        self.session = SearchSession(cwd, db_path)
+        self._picker = PickerScreen(
+            self.session,
+            cwd=cwd,
+            query=query,
+            all_repos=all_repos,
+            limit=limit,
+            frozen_latency_ms=frozen_latency_ms,
+        )
+        self.register_theme(theming.load(theme, self.env))
+        self.theme = theme
+
+    def get_default_screen(self) -> Screen[None]:
+        return self._picker
+
+    @property
+    def picker(self) -> PickerScreen:
+        return self._picker
+
+    def open_hit(self, hit: Hit) -> None:
+        """Enter: print the choice (--print) or hand it to the editor."""
+        if self.print_only:
+            self.exit(Outcome(int(ExitCode.OK), printed=location(hit, str(self.cwd)), hit=hit))
+            return
+        try:
+            cmd = editor.command_for(hit.abspath, hit.line, self.env)
+        except editor.EditorNotFound as e:
+            self.notify(str(e), title="editor", severity="error", timeout=8)
+            return
+        self.exit(Outcome(int(ExitCode.OK), command=cmd, hit=hit))
+
+    def quit_picker(self) -> None:
+        self.exit(Outcome(int(ExitCode.INTERRUPTED)))
+
+    async def _on_exit_app(self) -> None:
+        self.session.close()
+        await super()._on_exit_app()
+
+
+def finish(outcome: Outcome | None, cwd: Path) -> int:
+    """Act on the picker's outcome once the terminal is ours again; the exit code."""
+    if outcome is None:  # the app stopped without choosing (a crash already reported)
+        return int(ExitCode.INTERRUPTED)
+    if outcome.printed is not None:
+        print(outcome.printed, flush=True)
+        return outcome.code
+    if outcome.command is not None:
+        try:
+            return editor.launch(outcome.command, cwd=str(cwd))
+        except editor.EditorNotFound as e:
+            raise RqError(str(e), ExitCode.IOERR) from e
+    return outcome.code
+
+
+def build(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> PickerApp:
+    """The app for parsed arguments (the theme is checked first: exit 64 on an unknown name)."""
+    env = os.environ if env is None else env
+    return PickerApp(
+        cwd=Path.cwd(),
+        query=ns.query or "",
+        all_repos=bool(ns.all_repos),
+        limit=ns.limit or DEFAULT_LIMIT,
+        theme=theming.choose(ns.theme, env),
+        print_only=bool(ns.print_only),
+        env=env,
+    )
+
+
+def run(ns: argparse.Namespace) -> int:
+    app = build(ns)
+    outcome = app.run()
+    if app.return_code not in (None, 0) and outcome is None:
+        return int(ExitCode.IOERR)
+    # Textual restores the terminal before run() returns, so the editor (or the
+    # shell reading --print) gets a clean tty.
+    sys.stdout.flush()
+    return finish(outcome, app.cwd)

@@ -1,0 +1,363 @@
+"""The picker screen: query input, live result list, explain pane, status line; search orchestration.
+
+Every keystroke starts a search in one exclusive thread worker and cancels the
+previous one through its CancelToken (kept in `tokens`, oldest first, so tests
+can assert on it). Batches come back as messages; a batch older than the
+newest one of the current search is dropped unrendered, and a stale search's
+batches are dropped entirely. "no matches" appears only when a search has
+finished empty and nothing newer arrived within NO_MATCH_DELAY.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.events import Resize
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList
+
+from rq_engine.core.errors import RqError
+from rq_engine.search.types import Batch, CancelToken, Hit
+from rq_tui.session import SearchSession
+from rq_tui.widgets import (
+    ExplainPane,
+    ResultList,
+    StatusLine,
+    hit_key,
+    location,
+    preview_content,
+)
+
+# Long enough to cover the gap between a finished empty search and the next
+# keystroke's first batch when typing (~100-150 ms between keys), short
+# enough that a real miss is reported at once.
+NO_MATCH_DELAY = 0.15
+# Below this width the explain pane goes under the list instead of beside it.
+NARROW_WIDTH = 100
+HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
+
+
+@dataclass
+class BatchArrived(Message):
+    generation: int
+    seq: int
+    query: str
+    batch: Batch
+
+
+@dataclass
+class SearchFailed(Message):
+    generation: int
+    message: str
+
+
+@dataclass
+class Described(Message):
+    all_repos: bool
+    repository: str | None
+    state: str
+
+
+@dataclass
+class PreviewReady(Message):
+    key: tuple[str, str, int, str]
+    content: Content = field(repr=False)
+
+
+class PickerScreen(Screen[None]):
+    BINDINGS = [
+        Binding("up,ctrl+p", "move(-1)", "Up", show=False, priority=True),
+        Binding("down,ctrl+n", "move(1)", "Down", show=False, priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+        Binding("home", "edge(0)", "First", show=False, priority=True),
+        Binding("end", "edge(-1)", "Last", show=False, priority=True),
+        Binding("enter", "open", "Open", show=False, priority=True),
+        Binding("tab", "toggle_side", "Explain", show=False, priority=True),
+        Binding("ctrl+a", "toggle_all_repos", "All repos", show=False, priority=True),
+        Binding("ctrl+y", "copy", "Copy", show=False, priority=True),
+        Binding("escape,ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("f1", "help", "Help", show=False, priority=True),
+        Binding("question_mark", "help_if_empty", "Help", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        session: SearchSession,
+        *,
+        cwd: Path,
+        query: str,
+        all_repos: bool,
+        limit: int,
+        frozen_latency_ms: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.cwd = str(cwd)
+        self.initial_query = query
+        self.all_repos = all_repos
+        self.limit = limit
+        self.frozen_latency_ms = frozen_latency_ms
+        self.tokens: list[CancelToken] = []  # one per search started, oldest first
+        self.generation = 0
+        self.newest_seq: dict[int, int] = {}
+        self.shown_generation = 0  # the search whose hits the list shows
+        self.query_started = 0.0
+        self.repository: str | None = None
+        self.state = "…"
+        self.count: int | None = None
+        self.latency_ms: float | None = None
+        self.note = ""
+        # For bench/tui_latency.py: the query whose final batch is on screen, and when it got there.
+        self.final_query: str | None = None
+        self.final_rendered_at = 0.0
+        self._no_match_timer: Timer | None = None
+
+    # --- layout -----------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Input(value=self.initial_query, placeholder=HINT, id="query", select_on_focus=False)
+        with Horizontal(id="body"):
+            yield ResultList(id="results")
+            yield ExplainPane(id="side")
+        yield StatusLine(id="status")
+
+    def on_mount(self) -> None:
+        self.query_one("#results", ResultList).can_focus = False
+        self.query_one("#query", Input).focus()
+        self._refresh_status()
+        self._describe(self.all_repos)
+        self.start_search(self.initial_query)
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+
+    # --- searching --------------------------------------------------------
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.start_search(event.value)
+
+    def start_search(self, query: str) -> None:
+        if self.tokens:
+            self.tokens[-1].cancel()
+        self.generation += 1
+        self.query_started = time.perf_counter()
+        token = CancelToken()
+        self.tokens.append(token)
+        self._cancel_no_match()
+        if not query.strip():
+            token.cancel()
+            self.count = None
+            self.query_one("#results", ResultList).show_placeholder(HINT)
+            self._highlight_changed()
+            self._refresh_status()
+            return
+        self._search(query, token, self.generation, self.all_repos)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, query: str, token: CancelToken, generation: int, all_repos: bool) -> None:
+        seq = 0
+
+        def deliver(batch: Batch) -> None:
+            nonlocal seq
+            seq += 1
+            self.newest_seq[generation] = seq
+            self.post_message(BatchArrived(generation, seq, query, batch))
+
+        try:
+            self.session.run(
+                query, all_repos=all_repos, limit=self.limit, cancel=token, on_batch=deliver
+            )
+        except RqError as e:
+            self.post_message(SearchFailed(generation, e.message))
+        except Exception as e:  # a bug in a layer must not take the picker down
+            self.post_message(SearchFailed(generation, f"search failed: {type(e).__name__}: {e}"))
+
+    @on(BatchArrived)
+    def _batch_arrived(self, msg: BatchArrived) -> None:
+        if msg.generation != self.generation:
+            return  # a cancelled search's late batch
+        if msg.seq < self.newest_seq.get(msg.generation, 0):
+            return  # superseded before we got to draw it
+        batch = msg.batch
+        self.state = batch.state or self.state
+        self.note = "; ".join(batch.notes)
+        results = self.query_one("#results", ResultList)
+        if batch.hits:
+            self._cancel_no_match()
+            keep = self.shown_generation == msg.generation and results.highlighted not in (None, 0)
+            self.shown_generation = msg.generation
+            results.show_hits(batch.hits, self.cwd, self.all_repos, keep=keep)
+            self.count = len(batch.hits)
+            self._highlight_changed()
+        elif batch.final:
+            self.count = 0
+            self._cancel_no_match()
+            self._no_match_timer = self.set_timer(
+                NO_MATCH_DELAY, lambda g=msg.generation: self._show_no_matches(g)
+            )
+        if batch.final:
+            self.newest_seq.pop(msg.generation, None)
+            self.call_after_refresh(self._stamp, msg.generation, msg.query)
+        self._refresh_status()
+
+    def _stamp(self, generation: int, query: str) -> None:
+        if generation != self.generation:
+            return
+        self.final_rendered_at = time.perf_counter()
+        self.final_query = query
+        self.latency_ms = (self.final_rendered_at - self.query_started) * 1000
+        self._refresh_status()
+
+    def _show_no_matches(self, generation: int) -> None:
+        if generation != self.generation:
+            return
+        text = (
+            "no matches yet: the index is still warming"
+            if self.state == "warming"
+            else "no matches"
+        )
+        self.query_one("#results", ResultList).show_placeholder(text)
+        self._highlight_changed()
+
+    def _cancel_no_match(self) -> None:
+        if self._no_match_timer is not None:
+            self._no_match_timer.stop()
+            self._no_match_timer = None
+
+    @on(SearchFailed)
+    def _search_failed(self, msg: SearchFailed) -> None:
+        if msg.generation == self.generation:
+            self.note = msg.message
+            self._refresh_status()
+            self.notify(msg.message, severity="error", timeout=6)
+
+    @work(thread=True, group="describe", exit_on_error=False)
+    def _describe(self, all_repos: bool) -> None:
+        try:
+            repository, state = self.session.describe(all_repos)
+        except RqError as e:
+            self.post_message(SearchFailed(self.generation, e.message))
+            return
+        self.post_message(Described(all_repos, repository, state))
+
+    @on(Described)
+    def _described(self, msg: Described) -> None:
+        self.repository = msg.repository
+        if self.state == "…":
+            self.state = msg.state
+        self._refresh_status()
+
+    def _refresh_status(self) -> None:
+        latency = self.latency_ms
+        if latency is not None and self.frozen_latency_ms is not None:
+            latency = self.frozen_latency_ms
+        self.query_one("#status", StatusLine).show(
+            repository=self.repository,
+            state=self.state,
+            count=self.count,
+            latency_ms=latency,
+            all_repos=self.all_repos,
+            note=self.note,
+        )
+
+    # --- the side pane ----------------------------------------------------
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _option_highlighted(self) -> None:
+        self._highlight_changed()
+
+    def _highlight_changed(self) -> None:
+        results = self.query_one("#results", ResultList)
+        side = self.query_one("#side", ExplainPane)
+        side.show(results.hits, results.highlighted if results.hits else None, self.cwd)
+        hit = results.highlighted_hit
+        if hit is not None and side.display:
+            self._preview(hit)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _preview(self, hit: Hit) -> None:
+        self.post_message(PreviewReady(hit_key(hit), preview_content(hit)))
+
+    @on(PreviewReady)
+    def _preview_ready(self, msg: PreviewReady) -> None:
+        hit = self.query_one("#results", ResultList).highlighted_hit
+        if hit is not None and hit_key(hit) == msg.key:
+            self.query_one("#side", ExplainPane).show_preview(msg.content)
+
+    # --- actions ----------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        results = self.query_one("#results", ResultList)
+        if results.hits:
+            if delta < 0:
+                results.action_cursor_up()
+            else:
+                results.action_cursor_down()
+
+    def action_page(self, delta: int) -> None:
+        results = self.query_one("#results", ResultList)
+        if results.hits:
+            if delta < 0:
+                results.action_page_up()  # type: ignore[no-untyped-call]
+            else:
+                results.action_page_down()  # type: ignore[no-untyped-call]
+
+    def action_edge(self, end: int) -> None:
+        results = self.query_one("#results", ResultList)
+        if results.hits:
+            results.highlighted = 0 if end == 0 else len(results.hits) - 1
+
+    def action_open(self) -> None:
+        hit = self.query_one("#results", ResultList).highlighted_hit
+        if hit is not None:
+            self.app.open_hit(hit)  # type: ignore[attr-defined]
+
+    @on(ResultList.Open)
+    def _double_clicked(self) -> None:
+        self.action_open()
+
+    def action_toggle_side(self) -> None:
+        side = self.query_one("#side", ExplainPane)
+        side.display = not side.display
+        self._highlight_changed()
+
+    def action_toggle_all_repos(self) -> None:
+        self.all_repos = not self.all_repos
+        self.state = "…"
+        self._describe(self.all_repos)
+        self.start_search(self.query_one("#query", Input).value)
+
+    def action_copy(self) -> None:
+        hit = self.query_one("#results", ResultList).highlighted_hit
+        if hit is not None:
+            text = location(hit, self.cwd)
+            self.app.copy_to_clipboard(text)
+            self.notify(f"copied {text}", timeout=2)
+
+    def action_quit(self) -> None:
+        self.app.quit_picker()  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        from rq_tui.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_help_if_empty(self) -> None:
+        self.action_help()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `?` opens the help only on an empty query: Ruby names end in `?` (empty?).
+        if action == "help_if_empty":
+            return not self.query_one("#query", Input).value
+        return True

@@ -1,0 +1,118 @@
+"""Run a real process on a pseudo-terminal: type keys into it, read what it draws, get its exit code.
+
+The picker needs a terminal (it draws on stderr and reads keys from stdin);
+stdout can stay a pipe so a test sees exactly what `--print` wrote.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import select
+import struct
+import subprocess
+import termios
+import threading
+import time
+from pathlib import Path
+
+ANSI = re.compile(
+    r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-B]|\x1b[=>78]"
+)
+
+
+class PtyProcess:
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        size: tuple[int, int] = (100, 30),
+        stdout_pipe: bool = False,
+    ) -> None:
+        self.master, slave = os.openpty()
+        cols, rows = size
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        env = {**env, "TERM": "xterm-256color", "COLUMNS": str(cols), "LINES": str(rows)}
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=subprocess.PIPE if stdout_pipe else slave,
+            stderr=slave,
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(slave)
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.stdout = ""
+
+    def _read(self) -> None:
+        while True:
+            try:
+                ready, _, _ = select.select([self.master], [], [], 0.05)
+                if ready:
+                    data = os.read(self.master, 65536)
+                    if not data:
+                        return
+                    with self._lock:
+                        self._buf += data
+                elif self.proc.poll() is not None:
+                    return
+            except OSError:
+                return
+
+    @property
+    def raw(self) -> str:
+        with self._lock:
+            return self._buf.decode("utf-8", "replace")
+
+    @property
+    def text(self) -> str:
+        """What was drawn, escape sequences removed (cursor moves make it non-linear)."""
+        return ANSI.sub("", self.raw)
+
+    def expect(self, needle: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if needle in self.text:
+                return
+            if self.proc.poll() is not None:
+                time.sleep(0.1)
+                if needle in self.text:
+                    return
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"{needle!r} never appeared; screen text:\n{self.text[-3000:]}")
+
+    def send(self, data: str | bytes) -> None:
+        os.write(self.master, data.encode() if isinstance(data, str) else data)
+
+    def type(self, text: str, delay: float = 0.03) -> None:
+        for ch in text:
+            self.send(ch)
+            time.sleep(delay)
+
+    def wait(self, timeout: float = 20.0) -> int:
+        try:
+            if self.proc.stdout is not None:
+                out, _ = self.proc.communicate(timeout=timeout)
+                self.stdout = out.decode()
+            return self.proc.wait(timeout=timeout)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+        try:
+            os.close(self.master)
+        except OSError:
+            pass
