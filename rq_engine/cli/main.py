@@ -57,7 +57,7 @@ def _dispatch(a: argparse.Namespace) -> int:
         from rq_engine.cli import cmd_index
 
         return cmd_index.run(a)
-    if a.text is not None or a.export_graph:
+    if a.text is not None or a.export_graph or a.graph:
         from rq_engine.cli import cmd_text
 
         return cmd_text.run(a)
@@ -65,7 +65,9 @@ def _dispatch(a: argparse.Namespace) -> int:
         from rq_tui import tmux
 
         return tmux.run(a)
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    # The picker draws on stderr, so `--print` works with stdout captured (`vim $(rq --print)`).
+    tty_out = sys.stdout.isatty() or (a.print_only and sys.stderr.isatty())
+    interactive = sys.stdin.isatty() and tty_out
     if a.oneshot or a.json or a.ndjson or not interactive:
         if not a.query:
             raise RqError("a query is needed (rq -q QUERY)", ExitCode.USAGE)
