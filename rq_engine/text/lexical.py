@@ -165,6 +165,11 @@ def analyze_text(text: str) -> list[str]:
     return out
 
 
+def compact(text: str) -> str:
+    """All parts of a text joined, compounds left out: `ReadAll`, `read_all`, `read all` -> `readall`."""
+    return "".join(p for ident in _identifiers(normalize(text)) for p in word_terms(ident)[0])
+
+
 def path_text(path: str) -> str:
     """The searchable form of a path: directories and the file's stem (extension dropped).
 

@@ -1,0 +1,202 @@
+"""`rq --text`, `rq --export-graph`, `rq --graph`: the CLI face of the text ranker.
+
+Thin: parses nothing itself, asks rq_engine.text.service, renders the answer.
+Must not import textual, rich, tree_sitter or mcp (the same light start as `rq -q`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rq_engine.core.errors import ExitCode, UsageError
+from rq_engine.text import lexical
+from rq_engine.text.graph import Graph, Node, dump
+from rq_engine.text.service import Realization, TextAnswer, TextService, open_graph_file, open_live
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rq_engine.text.query import Ranked
+
+DEFAULT_LIMIT = 20
+
+
+def _say(msg: str) -> None:
+    print(f"rq: {msg}", file=sys.stderr)
+
+
+def _realization(ns: argparse.Namespace, cwd: Path) -> Realization:
+    if ns.graph:
+        return open_graph_file(Path(ns.graph), cwd)
+    return open_live(cwd, all_repos=bool(getattr(ns, "all_repos", False)))
+
+
+def run(ns: argparse.Namespace) -> int:
+    cwd = Path(os.getcwd())
+    if ns.text is not None and getattr(ns, "query", None):
+        raise UsageError("give the words to --text, not as a separate query")
+    if ns.export_graph:
+        if getattr(ns, "all_repos", False):
+            raise UsageError("--export-graph writes one repository; drop --all-repos")
+        real = _realization(ns, cwd)
+        dump(real.graph, Path(ns.export_graph))
+        g = real.graph
+        _say(f"wrote {ns.export_graph}: {len(g.nodes)} nodes, {len(g.edges)} edges")
+        return int(ExitCode.OK)
+    if ns.text is None:
+        if not ns.graph:
+            raise UsageError(
+                "nothing to do: give --text WORDS, --export-graph FILE or --graph FILE"
+            )
+        if getattr(ns, "query", None):
+            raise UsageError("--graph goes with --text or --export-graph")
+        return _summary(open_graph_file(Path(ns.graph), cwd).graph)
+    real = _realization(ns, cwd)
+    limit = ns.limit if ns.limit is not None else DEFAULT_LIMIT
+    answer = TextService(keep=0).query(
+        real, ns.text, profile=ns.ranker, limit=limit, explain=bool(ns.explain)
+    )
+    return _render(ns, answer, cwd)
+
+
+def _summary(g: Graph) -> int:
+    files = sum(1 for n in g.nodes if n.kind == "file")
+    print(f"schema      rq.graph/1\nrepository  {g.repository}")
+    print(f"nodes       {len(g.nodes)} ({files} files)\nedges       {len(g.edges)}")
+    print(f"graph       {g.identity}\nlexical     {g.lexical_identity} ({lexical.ANALYZER_ID})")
+    return int(ExitCode.OK)
+
+
+def _display_path(node: Node, real: Realization, cwd: Path) -> str:
+    repo = node.id.split("|", 1)[0] if real.graph.repository == "*" else real.graph.repository
+    root = real.roots.get(repo)
+    if root is None:
+        return node.path
+    return os.path.relpath(root / node.path, cwd)
+
+
+def _chain_text(chain: list[Node]) -> str:
+    """`io.go > Reader`: the file's base name, then each enclosing symbol's name."""
+    return " > ".join(n.name for n in chain)
+
+
+def _result_json(
+    node: Node, chain: list[Node], r: Ranked, real: Realization, cwd: Path
+) -> dict[str, Any]:
+    repo = node.id.split("|", 1)[0] if real.graph.repository == "*" else real.graph.repository
+    out: dict[str, Any] = {
+        "path": _display_path(node, real, cwd),
+        "line": node.line,
+        "end_line": node.end_line,
+        "name": node.name,
+        "qualified": node.qualified,
+        "kind": node.kind,
+        "language": node.language,
+        "repository": repo,
+        "score": round(r.score, 6),
+        "id": node.id,
+        "chain": [{"id": c.id, "kind": c.kind, "name": c.name} for c in chain],
+        "coverage": round(r.coverage, 6),
+    }
+    if r.explain is not None:
+        out["explain"] = {
+            "lexical": round(r.lexical, 6),
+            "structure": round(r.structure, 6),
+            "norm": r.explain.norm,
+            "terms": [
+                {
+                    "term": t.term,
+                    "idf": round(t.idf, 6),
+                    "tf": t.tf,
+                    "contribution": round(t.contribution, 6),
+                    "fields": [
+                        {
+                            "field": f.field,
+                            "count": f.count,
+                            "weight": f.weight,
+                            "contribution": round(f.contribution, 6),
+                        }
+                        for f in t.fields
+                    ],
+                }
+                for t in r.explain.terms
+            ],
+            "children": [
+                {"id": s.child, "units": list(s.units), "contribution": round(s.contribution, 6)}
+                for s in r.explain.structure
+            ],
+        }
+    return out
+
+
+def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
+    ranking = a.ranking
+    shown = ranking.results[: len(a.hits)]
+    if ns.json:
+        doc = {
+            "ranker": ranking.profile,
+            "analyzer": lexical.ANALYZER_ID,
+            "truncated": ranking.truncated,
+            "candidates": ranking.candidates,
+            "no_answer": ranking.no_answer,
+            "results": [
+                _result_json(n, c, r, a.realization, cwd)
+                for (n, c), r in zip(a.hits, shown, strict=True)
+            ],
+        }
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    elif ns.ndjson:
+        for (n, c), r in zip(a.hits, shown, strict=True):
+            obj = _result_json(n, c, r, a.realization, cwd)
+            obj["ranker"] = ranking.profile
+            obj["truncated"] = ranking.truncated
+            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    else:
+        lines = []
+        for (n, c), r in zip(a.hits, shown, strict=True):
+            lines.append(
+                f"{_display_path(n, a.realization, cwd)}:{n.line}  {n.kind}  {n.qualified}"
+                f"  (in: {_chain_text(c)})"
+            )
+            if r.explain is not None:
+                lines.extend(_explain_lines(r, a))
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+        if ranking.truncated:
+            _say(
+                f"truncated: the {ranking.profile} candidate ceiling cut some candidates;"
+                " these are the best of those scored"
+            )
+    sys.stdout.flush()
+    if a.hits:
+        return int(ExitCode.OK)
+    warming = a.realization.warming
+    if ranking.no_answer:
+        _say(f"no good answer for {ns.text!r}: {ranking.no_answer}")
+    if warming:
+        _say(f"the index of {', '.join(warming)} is still warming; run rq --index to finish it")
+        return int(ExitCode.WARMING)
+    return int(ExitCode.MISS)
+
+
+def _explain_lines(r: Ranked, a: TextAnswer) -> list[str]:
+    assert r.explain is not None
+    ex = r.explain
+    out = [
+        f"    score {r.score:.4f} = lexical {r.lexical:.4f} + structure {r.structure:.4f}"
+        f"   coverage {r.coverage:.0%}" + (f"   ({ex.norm})" if ex.norm else "")
+    ]
+    for t in ex.terms:
+        fields = ", ".join(f"{f.field} {f.weight}x{f.count} {f.contribution:.4f}" for f in t.fields)
+        out.append(
+            f"    {t.term!r:<22} idf {t.idf:.4f}  tf {t.tf:g}  -> {t.contribution:.4f}   [{fields}]"
+        )
+    for s in ex.structure:
+        child = a.realization.graph.by_id[s.child]
+        words = ", ".join(repr(u) for u in s.units)
+        out.append(f"    structure +{s.contribution:.4f}: child {child.qualified} has {words}")
+    return out

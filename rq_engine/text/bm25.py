@@ -1,0 +1,268 @@
+"""text-ranker/bm25-v1: in-memory BM25 over the lexical projection, postings keyed by stable ID.
+
+The formula is Okapi BM25 over weighted field frequencies (the simple BM25F
+form): a document's term frequency is sum(field weight x count in field), its
+length sum(field weight x field length), so with integer weights it is exactly
+plain BM25 over the document with each field repeated `weight` times (the
+reference test checks this against rank_bm25). IDF and average length come from
+exact integer totals. Postings hold stable IDs, never positions: an index is
+bound to a lexical-projection identity and resolves IDs through the graph it is
+asked with. Stdlib + rq_engine.text only.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rq_engine.text import lexical
+from rq_engine.text.graph import Graph
+from rq_engine.text.query import (
+    Explain,
+    FieldPart,
+    Ranked,
+    Ranking,
+    StructurePart,
+    TermPart,
+    TextQuery,
+    bm25_idf,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25Profile:
+    """The versioned profile: every number that changes a ranking is here, under one id."""
+
+    id: str = "text-ranker/bm25-v1"
+    k1: float = 1.2
+    b: float = 0.75
+    # name 3, qualified 2: a name word counts 5 (it is in both), a container word 2,
+    # a path or kind word 1. Integers keep the "repeat the field" equivalence exact.
+    weights: tuple[tuple[str, int], ...] = (("name", 3), ("qualified", 2), ("kind", 1), ("path", 1))
+    # Candidate ceiling: at most this many documents are scored per query. 20,000
+    # keeps the accumulate + sort of one query under ~20 ms in CPython while no
+    # judged query over the nine corpora (up to ~240k nodes) reaches it.
+    ceiling: int = 20_000
+    # An answer must account for this share of the query's information (IDF-weighted
+    # units, its own or its children's); below it the query has no good answer.
+    min_coverage: float = 0.75
+    # Structural rerank: a node earns this fraction of a unit's IDF for each query
+    # unit it lacks but one of its direct children has; only the top `rerank_depth`
+    # lexical candidates are looked at.
+    structure_weight: float = 0.25
+    rerank_depth: int = 1000
+
+
+PROFILE = Bm25Profile()
+
+
+class Bm25Index:
+    """Postings term -> (stable IDs, precomputed saturated tf) over one lexical projection."""
+
+    def __init__(self, docs: Sequence[lexical.LexicalDocument], profile: Bm25Profile = PROFILE):
+        self.profile = profile
+        weights = dict(profile.weights)
+        ids: list[str] = []
+        lengths = array("q")
+        raw: dict[str, tuple[list[str], list[int]]] = {}
+        self.by_name: dict[str, list[str]] = {}
+        self.by_qualified: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for d in sorted(docs, key=lambda d: d.id):
+            if d.id in seen:
+                raise lexical.DuplicateDocument(f"duplicate stable ID {d.id!r}")
+            seen.add(d.id)
+            tf: dict[str, int] = {}
+            dl = 0
+            terms = d.terms()
+            for f, ts in terms.items():
+                w = weights.get(f, 0)
+                if not w:
+                    continue
+                dl += w * len(ts)
+                for t in ts:
+                    tf[t] = tf.get(t, 0) + w
+            ids.append(d.id)
+            lengths.append(dl)
+            for t, c in tf.items():
+                p = raw.get(t)
+                if p is None:
+                    raw[t] = ([d.id], [c])
+                else:
+                    p[0].append(d.id)
+                    p[1].append(c)
+            for value, table in ((d.name, self.by_name), (d.qualified, self.by_qualified)):
+                compact = lexical.compact(value or "")
+                if compact:
+                    table.setdefault(compact, []).append(d.id)
+        self.n_docs = len(ids)
+        self.total_length = sum(lengths)
+        self.avgdl = self.total_length / self.n_docs if self.n_docs else 0.0
+        self.length: dict[str, int] = dict(zip(ids, lengths, strict=True))
+        k1, b = profile.k1, profile.b
+        # K per document: k1 * (1 - b + b * dl / avgdl); the per-posting saturated
+        # tf*(k1+1)/(tf+K) is precomputed so a query is one multiply-add a posting.
+        norm_k = {
+            i: k1 * (1.0 - b + b * dl / self.avgdl) if self.avgdl else k1
+            for i, dl in self.length.items()
+        }
+        self.postings: dict[str, tuple[list[str], array[float], array[int]]] = {}
+        self.best: dict[str, str] = {}
+        for t, (pids, tfs) in raw.items():
+            sat = array(
+                "d", (c * (k1 + 1.0) / (c + norm_k[i]) for i, c in zip(pids, tfs, strict=True))
+            )
+            self.postings[t] = (pids, sat, array("q", tfs))
+            # best candidate of a term: highest saturated tf, first stable ID on a tie
+            best_i = max(range(len(pids)), key=lambda j: (sat[j], -j))
+            self.best[t] = pids[best_i]
+
+    def df(self, term: str) -> int:
+        p = self.postings.get(term)
+        return len(p[0]) if p else 0
+
+    def idf(self, term: str) -> float:
+        return bm25_idf(self.n_docs, self.df(term))
+
+    # --- scoring -----------------------------------------------------------------------
+
+    def score_terms(self, terms: Sequence[str]) -> dict[str, float]:
+        """Plain BM25 of every document for distinct `terms` (no ceiling): the reference path."""
+        out: dict[str, float] = {}
+        for t in dict.fromkeys(terms):
+            p = self.postings.get(t)
+            if not p:
+                continue
+            w = self.idf(t)
+            for i, s in zip(p[0], p[1], strict=True):
+                out[i] = out.get(i, 0.0) + w * s
+        return out
+
+    def search(self, graph: Graph, q: TextQuery, *, explain: bool = False) -> Ranking:
+        prof = self.profile
+        # Rarest terms first: they admit the fewest, most telling candidates; a
+        # term that would push the candidate set past the ceiling only re-scores
+        # what is already admitted (plus the protected documents).
+        terms = sorted((t for t in q.cover if t in self.postings), key=lambda t: (self.df(t), t))
+        exact = set(self.by_name.get(q.compact, ())) | set(self.by_qualified.get(q.compact, ()))
+        acc: dict[str, float] = {}
+        mask: dict[str, int] = {}
+        truncated = False
+        for t in terms:
+            pids, sat, _ = self.postings[t]
+            w = self.idf(t)
+            m = q.cover[t]
+            if len(acc) + len(pids) <= prof.ceiling:
+                for i, s in zip(pids, sat, strict=True):
+                    acc[i] = acc.get(i, 0.0) + w * s
+                    mask[i] = mask.get(i, 0) | m
+                continue
+            keep = exact | {self.best[t]}
+            for i, s in zip(pids, sat, strict=True):
+                if i in acc or i in keep:
+                    acc[i] = acc.get(i, 0.0) + w * s
+                    mask[i] = mask.get(i, 0) | m
+                else:
+                    truncated = True
+        unit_idf = [self.idf(u) for u in q.units]
+        total_idf = sum(unit_idf) or 1.0
+
+        def weight_of(m: int) -> float:
+            return sum(unit_idf[k] for k in range(len(unit_idf)) if m >> k & 1)
+
+        order = sorted(acc, key=lambda i: (-acc[i], i))
+        structure: dict[str, float] = {}
+        gained: dict[str, list[tuple[str, int]]] = {}
+        full = q.full_mask
+        for i in order[: prof.rerank_depth]:
+            node = graph.by_id.get(i)
+            if node is None:
+                raise KeyError(f"posting {i!r} has no node in this realization")
+            missing = full & ~mask[i]
+            if not missing:
+                continue
+            kids = []
+            got = 0
+            for c in graph.children.get(i, ()):
+                cm = mask.get(c, 0) & missing
+                if cm & ~got:
+                    kids.append((c, cm & ~got))
+                    got |= cm
+            if got:
+                structure[i] = prof.structure_weight * weight_of(got)
+                gained[i] = kids
+        results: list[Ranked] = []
+        for i in acc:
+            own = mask[i]
+            got = 0
+            for _, cm in gained.get(i, ()):
+                got |= cm
+            cov = weight_of(own | got) / total_idf
+            if cov + 1e-12 < prof.min_coverage:
+                continue
+            lex = acc[i]
+            st = structure.get(i, 0.0)
+            results.append(Ranked(i, lex + st, lex, st, own | got, cov))
+        results.sort(key=lambda r: (-r.score, r.id))
+        ranking = Ranking(prof.id, results, truncated=truncated, candidates=len(acc))
+        if not results:
+            best = max((weight_of(mask[i]) / total_idf for i in acc), default=0.0)
+            ranking.no_answer = (
+                f"no node accounts for {prof.min_coverage:.0%} of the query"
+                f" (best covers {best:.0%})"
+            )
+        if explain:
+            ranking.results = [
+                _with_explain(self, graph, q, r, gained.get(r.id, ())) for r in results
+            ]
+        return ranking
+
+
+def _with_explain(
+    index: Bm25Index,
+    graph: Graph,
+    q: TextQuery,
+    r: Ranked,
+    kids: Sequence[tuple[str, int]],
+) -> Ranked:
+    prof = index.profile
+    node = graph.by_id[r.id]
+    counts = node.document().field_counts()
+    k = prof.k1 * (1 - prof.b + prof.b * index.length[r.id] / index.avgdl)
+    parts: list[TermPart] = []
+    for t in sorted(q.cover, key=lambda t: (index.df(t), t)):
+        fields = [(f, counts[f][t], w) for f, w in prof.weights if counts[f][t]]
+        if not fields:
+            continue
+        tf = float(sum(c * w for _, c, w in fields))
+        idf = index.idf(t)
+        contrib = idf * tf * (prof.k1 + 1) / (tf + k)
+        parts.append(
+            TermPart(
+                t,
+                idf,
+                tf,
+                contrib,
+                tuple(FieldPart(f, c, w, contrib * c * w / tf) for f, c, w in fields),
+            )
+        )
+    structure = tuple(
+        StructurePart(c, tuple(q.units_of(m)), prof.structure_weight * _idf_sum(index, q, m))
+        for c, m in kids
+    )
+    norm = f"length {index.length[r.id]} vs average {index.avgdl:.2f}"
+    return Ranked(
+        r.id,
+        r.score,
+        r.lexical,
+        r.structure,
+        r.mask,
+        r.coverage,
+        Explain(tuple(parts), structure, norm),
+    )
+
+
+def _idf_sum(index: Bm25Index, q: TextQuery, m: int) -> float:
+    return math.fsum(index.idf(u) for u in q.units_of(m))
