@@ -1,0 +1,147 @@
+"""`rq --tmux`: a real tmux server on its own socket, the picker in a popup, the editor in the calling pane."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from rq_engine.index.indexer import index_under
+from rq_engine.store.db import connect
+from tests.conftest import Repo, rq_bin
+from tests.tui.ptyproc import PtyProcess
+
+SHOP = '''class RefundProcessor:
+    """Refunds an order."""
+
+    def perform(self, order):
+        return order
+
+
+def refund_order(order_id):
+    return RefundProcessor().perform(order_id)
+'''
+
+
+def test_outside_tmux_it_says_so_and_exits_64(rq: Callable[..., object], tmp_path: Path) -> None:
+    r = rq("--tmux", "Foo", cwd=tmp_path)
+    assert (r.code, r.out, r.err) == (64, "", "rq: --tmux needs a tmux session\n")  # type: ignore[attr-defined]
+
+
+class Tmux:
+    def __init__(self, socket: str, env: dict[str, str]) -> None:
+        self.socket = socket
+        self.env = env
+
+    def __call__(self, *args: str) -> str:
+        r = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        )
+        return r.stdout
+
+    def pane_text(self) -> str:
+        return self("capture-pane", "-p", "-J", "-t", "t")
+
+    def wait_pane(self, needle: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.pane_text()
+            if needle in text:
+                return text
+            time.sleep(0.1)
+        raise AssertionError(f"{needle!r} not in the pane:\n{text}")
+
+
+@pytest.fixture
+def shop(make_repo: Callable[..., Repo]) -> Repo:
+    repo = make_repo({"shop/refunds.py": SHOP, "README.md": "shop\n"}, name="shop")
+    conn = connect()
+    try:
+        index_under(conn, repo.root)
+    finally:
+        conn.close()
+    return repo
+
+
+@pytest.fixture
+def tmux_env(tmp_path: Path) -> Iterator[tuple[Tmux, dict[str, str], Path]]:
+    if not shutil.which("tmux"):
+        pytest.skip("tmux is not installed")
+    record = tmp_path / "editor-argv.json"
+    stand_in = tmp_path / "bin" / "nvim"  # a vi-family name: rq passes +LINE FILE
+    stand_in.parent.mkdir()
+    stand_in.write_text(
+        "#!/usr/bin/env python3\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'cwd': os.getcwd(), 'tty': os.isatty(0)}}, open({str(record)!r}, 'w'))\n"
+        "print('EDITOR-GOT', *sys.argv[1:])\n"
+    )
+    stand_in.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    env.update(EDITOR=str(stand_in), SHELL="/bin/sh", TERM="xterm-256color")
+    tmux = Tmux(f"rq-test-{uuid.uuid4().hex[:12]}", env)
+    try:
+        yield tmux, env, record
+    finally:
+        subprocess.run(
+            ["tmux", "-L", tmux.socket, "kill-server"], env=env, capture_output=True, check=False
+        )
+
+
+@pytest.mark.tmux
+@pytest.mark.parametrize("print_only", [False, True], ids=["editor", "print"])
+def test_popup_picks_and_the_calling_pane_gets_the_choice(
+    shop: Repo, tmux_env: tuple[Tmux, dict[str, str], Path], print_only: bool
+) -> None:
+    tmux, env, record = tmux_env
+    tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", str(shop.root), "/bin/sh")
+    # display-popup needs an attached client: attach one on a pseudo-terminal,
+    # which is also the keyboard the popup reads.
+    client = PtyProcess(
+        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "attach-session", "-t", "t"],
+        cwd=shop.root,
+        env=env,
+        size=(200, 50),
+    )
+    try:
+        client.expect("[t]", timeout=20)  # tmux's status line names the session
+        rq = " ".join(rq_bin())
+        flags = "--tmux --print" if print_only else "--tmux"
+        tmux(
+            "send-keys",
+            "-t",
+            "t",
+            f"{rq} {flags} refund_order; printf 'RQ-%s=%s\\n' EXIT $?",
+            "Enter",
+        )
+        # The picker draws in the popup (only the client's terminal shows it, not the pane).
+        client.expect("? help", timeout=30)
+        client.expect("function", timeout=30)  # the result row's kind column
+        assert "? help" not in tmux.pane_text()
+        time.sleep(0.3)
+        client.send("\r")
+        text = tmux.wait_pane("RQ-EXIT=", timeout=30)  # printf's output, not the typed command
+        assert "RQ-EXIT=0" in text
+        if print_only:
+            assert "shop/refunds.py:8" in text
+            assert not record.exists()
+        else:
+            got = json.loads(record.read_text())
+            assert got["argv"] == ["+8", str(shop.root / "shop" / "refunds.py")]
+            assert got["cwd"] == str(shop.root)
+            assert got["tty"] is True  # it runs on the calling pane's terminal
+            assert "EDITOR-GOT" in text
+    finally:
+        client.close()
