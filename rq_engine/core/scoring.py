@@ -1,0 +1,584 @@
+"""The pure scorer: named features adding into a Score, plus the name matchers behind them.
+
+`score(query, candidate)` is a function of its arguments only (no clock, no
+git, no I/O), so `--explain`, the picker and MCP show exactly why a result
+ranked where it did. Stdlib only; must not import sqlite3, the store or any
+face. Every weight is in WEIGHTS (docs/scoring.md explains each).
+
+Dynamic signals (recency, branch, anchor) belong to the search layer and would
+arrive through `Boosts`; none is computed yet.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rq_engine.core.query import JOINERS, Query, fold
+from rq_engine.search.types import Score
+
+#: every weight the ranking uses, in one place (docs/scoring.md has the why of each)
+WEIGHTS: dict[str, float] = {
+    # match quality bands: exact > prefix > camel-hump abbreviation > subsequence
+    # (bands wide enough that no other feature reorders them: see docs/scoring.md)
+    "exact": 2000.0,
+    "prefix": 1400.0,  # + up to `completion` for the share of the name typed
+    "completion": 100.0,
+    "abbrev": 900.0,
+    "subseq": 700.0,
+    "typo": 700.0,
+    "alignment": 120.0,  # fuzzy: scaled by how word-aligned/contiguous the letters are
+    "coverage": 60.0,  # fuzzy: scaled by the share of the name the query accounts for
+    "late_start": -60.0,  # fuzzy: the match skips the name's first word
+    "typo_edit": -40.0,  # per edit of a near miss
+    "separators": -50.0,  # exact/prefix only with joiners left out or added (D19)
+    "wildcard": -50.0,  # `a.b` matched with `.` as any one character (no scope answered)
+    "via_package": -40.0,  # the query's head named the package (`bufscanner` → bufio.Scanner)
+    "case": 60.0,  # query with uppercase, candidate spelled the same
+    "constructor_owner": -500.0,  # `Foo.new` answered by Foo itself: 0.75 of exact
+    # qualifier (scoped queries)
+    "scope": 150.0,  # parent chain ends with the query's scope chain
+    "scope_suffix": 90.0,  # parent name ends with the scope (`BaseManager` for `Manager`)
+    "scope_path": 90.0,  # the scope names the file's package/module (`strings.Split`)
+    "scope_file": 50.0,  # the scope is defined in the same file (inherited member)
+    "scope_typo": 40.0,  # the scope matches within two edits
+    "scope_unmatched": -150.0,  # nothing answered the scope; leaf-only fallback
+    # visibility: a tiebreaker, never a filter
+    "private": -10.0,
+    # path features
+    "path_name": 20.0,  # file or directory named like the symbol
+    "path_test": -60.0,  # a definition under tests/ or in a test file
+    "path_generated": -120.0,  # dist/, build/, *.d.ts, vendored copies
+    "path_depth": -2.0,  # per directory level, capped
+    "path_depth_cap": -12.0,
+}
+
+#: kind weight: what a navigating user most often means by a bare name
+KIND_WEIGHTS: dict[str, float] = {
+    "class": 30.0,
+    "struct": 30.0,
+    "interface": 30.0,
+    "trait": 30.0,
+    "enum": 28.0,
+    "union": 25.0,
+    "type": 25.0,
+    "function": 30.0,
+    "method": 20.0,
+    "module": 15.0,
+    "macro": 15.0,
+    "constant": 10.0,
+    "field": 0.0,
+    "variable": 0.0,
+    "file": 0.0,
+}
+
+_JOINER_SET = frozenset(JOINERS)
+_MAX_NAME = 128  # longer names are scored on their first 128 characters
+_MAX_EDITS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the scorer may look at: one stored definition."""
+
+    name: str
+    kind: str = "function"
+    visibility: str = "unknown"
+    parent: str | None = None
+    path: str = ""
+    language: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Boosts:
+    """Context-dependent signals the search layer computes (none yet: recency,
+    branch, anchor arrive here as fields, never as new parameters)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    """How a query leaf matched a name: class, quality parts, highlighted letters.
+
+    `evidence` is the number of query letters the match earned credit for (word
+    starts and contiguous runs after the first word start; D15), the measure a
+    near miss must reach to join (D14).
+    """
+
+    kind: str  # exact | prefix | abbrev | subseq | typo
+    parts: tuple[tuple[str, float], ...]
+    positions: tuple[int, ...]
+    evidence: int
+    edits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    score: Score
+    match: NameMatch
+
+
+# --------------------------------------------------------------------------- words
+
+
+def word_starts(name: str) -> list[bool]:
+    """Where words begin: after a joiner or symbol, at camel humps, at digit runs.
+
+    `RefundProcessor` and `refund_processor` both start words at r and p;
+    `HTTPServer` starts words at H and S; `$ZodObject` at Z and O.
+    """
+    n = len(name)
+    out = [False] * n
+    prev = ""
+    for i, ch in enumerate(name):
+        if ch.isalnum():
+            if not prev or not prev.isalnum():
+                out[i] = True
+            elif ch.isupper() and (prev.islower() or prev.isdigit()):
+                out[i] = True
+            elif (
+                ch.isupper() and prev.isupper() and i + 1 < n and name[i + 1].islower()
+            ):  # the S of HTTPServer
+                out[i] = True
+            elif ch.isdigit() and not prev.isdigit():
+                out[i] = True
+        prev = ch
+    return out
+
+
+def tokens(name: str) -> list[str]:
+    """The lower-cased words of a name (`RefundProcessor` → [refund, processor])."""
+    starts = word_starts(name)
+    words: list[str] = []
+    cur = ""
+    for ch, st in zip(name, starts, strict=True):
+        if not ch.isalnum():
+            if cur:
+                words.append(cur)
+            cur = ""
+            continue
+        if st and cur:
+            words.append(cur)
+            cur = ""
+        cur += ch.lower()
+    if cur:
+        words.append(cur)
+    return words
+
+
+def initials(name: str) -> str:
+    """First letters of the words: `HashWithIndifferentAccess` → `hwia`."""
+    return "".join(t[0] for t in tokens(name))
+
+
+_VOWELS = str.maketrans("", "", "aeiouy")
+
+
+def skeleton(text: str) -> str:
+    """The consonant skeleton of a folded name, first letter kept: `migration` → `mgrtn`.
+
+    Dropped-vowel queries and vowel typos (`ForiegnKey`) share it with their name.
+    """
+    f = fold(text)
+    return f[:1] + f[1:].translate(_VOWELS) if f else ""
+
+
+def could_match(name: str, query_fold: str) -> bool:
+    """Necessary condition for an in-order match: the folded query is a subsequence
+    of the folded name. Registered as a SQLite function to drop rows before decoding."""
+    if not query_fold:
+        return False
+    low = name.lower()
+    pos = 0
+    for ch in query_fold:
+        pos = low.find(ch, pos) + 1
+        if pos == 0:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- matchers
+
+
+def _fold_positions(name: str) -> tuple[str, list[int]]:
+    """The folded name and, for each folded letter, its index in `name`."""
+    chars: list[str] = []
+    idx: list[int] = []
+    for i, ch in enumerate(name[:_MAX_NAME]):
+        if ch in _JOINER_SET:
+            continue
+        chars.append(ch.lower())
+        idx.append(i)
+    return "".join(chars), idx
+
+
+def match_exact_prefix(leaf: str, name: str) -> NameMatch | None:
+    """Exact or prefix, literally or with joiners left out/added (50 behind, D19).
+
+    Only `_ - .` may differ: `save` is a prefix of `save!`, not an exact match.
+    """
+    ql, nl = leaf.lower(), name.lower()
+    if ql == nl:
+        return NameMatch("exact", (("exact", WEIGHTS["exact"]),), tuple(range(len(name))), len(ql))
+    qf = fold(leaf)
+    nf, idx = _fold_positions(name)
+    if qf and qf == nf:
+        return NameMatch(
+            "exact",
+            (("exact", WEIGHTS["exact"]), ("separators", WEIGHTS["separators"])),
+            tuple(idx),
+            len(qf),
+        )
+    if nl.startswith(ql) and ql:
+        return NameMatch(
+            "prefix",
+            (("prefix", WEIGHTS["prefix"]), ("completion", _completion(len(ql), len(nl)))),
+            tuple(range(len(ql))),
+            len(ql),
+        )
+    if qf and nf.startswith(qf):
+        return NameMatch(
+            "prefix",
+            (
+                ("prefix", WEIGHTS["prefix"]),
+                ("completion", _completion(len(qf), len(nf))),
+                ("separators", WEIGHTS["separators"]),
+            ),
+            tuple(idx[: len(qf)]),
+            len(qf),
+        )
+    return None
+
+
+def _completion(typed: int, total: int) -> float:
+    return round(WEIGHTS["completion"] * typed / max(total, 1), 1)
+
+
+def _align(q: str, low: str, starts: list[bool]) -> tuple[float, list[int]] | None:
+    """Best in-order alignment of `q` in `low` (both folded): (gain, positions).
+
+    Gains per letter: 10 at a word start, 8 continuing a run begun at a word
+    start, 4 continuing a run begun mid-word, 2 scattered; 0 for any letter
+    matched before the alignment reaches its first word start (D15). After
+    that, a letter that is neither a word start nor next to the previous one
+    must lie in the same word as it: `APIView` does not match
+    `AboutTemplateAttributeView` through the p of Template. Memoised search over (query index, last position, credited?), trying
+    at each step the contiguous letter, the next word-start occurrence and the
+    first occurrence: O(len(q) × len(low)) states at most.
+    """
+    m, n = len(q), len(low)
+    # state: 0 = no word start reached yet, 1 = in a run begun at a word start,
+    # 2 = in a run begun mid-word
+    memo: dict[tuple[int, int, int], tuple[float, tuple[int, ...]] | None] = {}
+    word_of: list[int] = []
+    w = 0
+    for st0 in starts:
+        w += st0
+        word_of.append(w)
+
+    def best(i: int, p: int, st: int) -> tuple[float, tuple[int, ...]] | None:
+        if i == m:
+            return 0.0, ()
+        key = (i, p, st)
+        if key in memo:
+            return memo[key]
+        ch = q[i]
+        opts: list[int] = []
+        if p + 1 < n and low[p + 1] == ch:
+            opts.append(p + 1)
+        k = low.find(ch, p + 1)
+        if k >= 0 and k not in opts:
+            opts.append(k)
+        while k >= 0 and not starts[k]:
+            k = low.find(ch, k + 1)
+        if k >= 0 and k not in opts:
+            opts.append(k)
+        out: tuple[float, tuple[int, ...]] | None = None
+        for k in opts:
+            if m - i - 1 > n - k - 1:
+                continue
+            if starts[k]:
+                gain, nst = 10.0, 1
+            elif st == 0:
+                gain, nst = 0.0, 0
+            elif k == p + 1:
+                gain, nst = (8.0 if st == 1 else 4.0), st
+            elif word_of[k] != word_of[p]:
+                continue  # an orphan: a letter inside a word whose start was skipped
+            else:
+                gain, nst = 2.0, 2
+            rest = best(i + 1, k, nst)
+            if rest is None:
+                continue
+            total = gain + rest[0]
+            if out is None or total > out[0]:
+                out = (total, (k, *rest[1]))
+        memo[key] = out
+        return out
+
+    r = best(0, -1, 0)
+    return None if r is None else (r[0], list(r[1]))
+
+
+def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
+    """Camel-hump abbreviation (every run starts a word) or subsequence, in order."""
+    q = fold(leaf)
+    if len(q) < 2 or not could_match(name, q):
+        return None
+    low, idx = _fold_positions(name)
+    starts_all = word_starts(name)
+    starts = [starts_all[i] for i in idx]
+    # joiners are transparent, but the letter after one still starts a word
+    r = _align(q, low, starts)
+    if r is None:
+        return None
+    gain, pos = r
+    if gain <= 0:
+        return None
+    evidence, abbrev = _runs(pos, starts)
+    cls = "abbrev" if abbrev else "subseq"
+    max_gain = 10.0 + 8.0 * (len(q) - 1)
+    parts: list[tuple[str, float]] = [
+        (cls, WEIGHTS[cls]),
+        ("alignment", round(WEIGHTS["alignment"] * gain / max_gain, 1)),
+        ("coverage", round(WEIGHTS["coverage"] * len(q) / max(len(low), 1), 1)),
+    ]
+    if pos[0] != 0:
+        parts.append(("late_start", WEIGHTS["late_start"]))
+    return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def _runs(pos: list[int], starts: list[bool]) -> tuple[int, bool]:
+    """(evidence, abbreviation?) of an alignment.
+
+    A run is a stretch of consecutive matched letters. Evidence counts the
+    letters of runs that begin at a word start; scattered mid-word letters earn
+    none. The match is a camel-hump abbreviation when every run begins at one.
+    """
+    evidence = 0
+    every = True
+    run_ok = False
+    for j, k in enumerate(pos):
+        if j == 0 or k != pos[j - 1] + 1:
+            run_ok = starts[k]
+            every = every and run_ok
+        if run_ok:
+            evidence += 1
+    return evidence, every
+
+
+def edit_distance(a: str, b: str, cap: int = _MAX_EDITS) -> int:
+    """Optimal-string-alignment distance (a swap of neighbours is one edit), capped:
+    returns cap + 1 as soon as the distance must exceed `cap`."""
+    if abs(len(a) - len(b)) > cap:
+        return cap + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        lo = cur[0]
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                v = min(v, prev2[j - 2] + 1)
+            cur[j] = v
+            lo = min(lo, v)
+        if lo > cap:
+            return cap + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def match_typo(leaf: str, name: str) -> NameMatch | None:
+    """A near miss (`sleect` → `select`): up to two edits against the whole folded name.
+
+    Scored by the letters it keeps (query length minus edits). Short queries get
+    fewer edits (one under 8 letters, none under 4) or everything would match:
+    two edits turn `apiview` into `as_view`.
+    """
+    q = fold(leaf)
+    allowed = 0 if len(q) < 4 else 1 if len(q) < 8 else _MAX_EDITS
+    if not allowed:
+        return None
+    low, idx = _fold_positions(name)
+    d = edit_distance(q, low, allowed)
+    if d == 0 or d > allowed:
+        return None
+    kept = len(q) - d
+    pos = tuple(idx[i] for i in _kept_positions(q, low))
+    parts = (
+        ("typo", WEIGHTS["typo"]),
+        ("alignment", round(WEIGHTS["alignment"] * kept / len(q), 1)),
+        ("typo_edit", WEIGHTS["typo_edit"] * d),
+        ("coverage", round(WEIGHTS["coverage"] * kept / max(len(low), 1), 1)),
+    )
+    return NameMatch("typo", parts, pos, kept, edits=d)
+
+
+def _kept_positions(q: str, low: str) -> list[int]:
+    """Positions of `low` that a longest common subsequence with `q` keeps (highlighting)."""
+    m, n = len(q), len(low)
+    dp = [[0] * (n + 1) for _ in range(m + 1)]
+    for i in range(m - 1, -1, -1):
+        for j in range(n - 1, -1, -1):
+            dp[i][j] = dp[i + 1][j + 1] + 1 if q[i] == low[j] else max(dp[i + 1][j], dp[i][j + 1])
+    out: list[int] = []
+    i = j = 0
+    while i < m and j < n:
+        if q[i] == low[j]:
+            out.append(j)
+            i += 1
+            j += 1
+        elif dp[i + 1][j] >= dp[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def match_name(leaf: str, name: str, *, typo: bool = True) -> NameMatch | None:
+    """The best way `leaf` matches `name`: exact/prefix, else in-order fuzzy, else typo."""
+    m = match_exact_prefix(leaf, name)
+    if m is not None:
+        return m
+    m = match_fuzzy(leaf, name)
+    if m is not None:
+        return m
+    return match_typo(leaf, name) if typo else None
+
+
+# --------------------------------------------------------------------------- features
+
+
+def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, float]]:
+    """A query with any uppercase rewards the candidate spelled the same way."""
+    if not query.has_upper or match.kind == "typo":
+        return []
+    q = [ch for ch in query.leaf if ch not in _JOINER_SET]
+    got = [name[i] for i in match.positions]
+    if len(got) == len(q) and all(a == b for a, b in zip(q, got, strict=True)):
+        return [("case", WEIGHTS["case"])]
+    return []
+
+
+def kind_feature(kind: str) -> list[tuple[str, float]]:
+    w = KIND_WEIGHTS.get(kind, 0.0)
+    return [("kind", w)] if w else []
+
+
+def visibility_feature(visibility: str) -> list[tuple[str, float]]:
+    """Private/protected: a small penalty, never a filter; unknown carries no signal."""
+    if visibility in ("private", "protected"):
+        return [("visibility", WEIGHTS["private"])]
+    return []
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "testdata"})
+_GENERATED_DIRS = frozenset(
+    {"dist", "build", "out", "vendor", "node_modules", "third_party", "_build", "target"}
+)
+_TEST_FILE = re.compile(
+    r"(^test_.*\.py$|_test\.(py|go|rb)$|_spec\.rb$|\.(test|spec)\.[cm]?[jt]sx?$|^tests?\.py$)"
+)
+
+
+def path_features(path: str, name: str) -> list[tuple[str, float]]:
+    """Canonical definitions over copies: tests, generated/declaration files, depth, naming."""
+    parts = path.split("/")
+    dirs, base = parts[:-1], parts[-1]
+    out: list[tuple[str, float]] = []
+    lower_dirs = [d.lower() for d in dirs]
+    if (
+        any(d in _GENERATED_DIRS for d in lower_dirs)
+        or base.endswith((".d.ts", ".d.mts", ".d.cts", ".min.js"))
+        or ".bundle." in base
+    ):
+        out.append(("path_generated", WEIGHTS["path_generated"]))
+    elif any(d in _TEST_DIRS for d in lower_dirs) or _TEST_FILE.search(base.lower()):
+        out.append(("path_test", WEIGHTS["path_test"]))
+    stem = fold(base.split(".", 1)[0])
+    nf = fold(name)
+    if nf and (stem == nf or (dirs and fold(dirs[-1]) == nf)):
+        out.append(("path_name", WEIGHTS["path_name"]))
+    if dirs:
+        out.append(
+            ("path_depth", max(WEIGHTS["path_depth"] * len(dirs), WEIGHTS["path_depth_cap"]))
+        )
+    return out
+
+
+def scope_chain(parent: str | None) -> list[str]:
+    """A stored parent (`Foo::Bar`, `a.b.C`, `Foo#bar`) as its components."""
+    if not parent:
+        return []
+    return [p for p in re.split(r"::|#|\.", parent) if p]
+
+
+def qualifier_feature(
+    scope: tuple[str, ...], parent: str | None, path: str, *, typo: bool = True
+) -> list[tuple[str, float]] | None:
+    """How the candidate answers a scoped query; None when it does not (it drops out).
+
+    Levels, strongest first: the parent chain ends with the scope chain; the
+    parent's last name ends with the scope (`BaseManager` for `Manager`); the
+    scope names the file's package or module (`strings.Split`); the scope is
+    within two edits (`scope_typo`). `scope_file` is decided by the pipeline,
+    which knows where the scope is defined.
+    """
+    if not scope:
+        return []
+    want = [s.lower() for s in scope]
+    chain = [c.lower() for c in scope_chain(parent)]
+    if chain and len(chain) >= len(want) and chain[-len(want) :] == want:
+        return [("scope", WEIGHTS["scope"])]
+    if chain and len(want) == 1 and chain[-1].endswith(want[0]) and len(want[0]) >= 3:
+        # closer to the whole name is closer to the named scope: BaseManager over
+        # GenericRelatedObjectManager for `Manager`
+        share = len(want[0]) / len(chain[-1])
+        return [("scope_suffix", round(WEIGHTS["scope_suffix"] * (0.5 + 0.5 * share), 1))]
+    if path:
+        segs = [fold(s.split(".", 1)[0]) for s in path.split("/")]
+        if fold(want[-1]) in segs[-3:]:
+            return [("scope_path", WEIGHTS["scope_path"])]
+    if typo and chain:
+        tail = chain[-len(want) :]
+        if len(tail) == len(want):
+            d = sum(edit_distance(a, b) for a, b in zip(want, tail, strict=True))
+            if d <= _MAX_EDITS and all(len(w) >= 4 for w in want):
+                return [("scope_typo", WEIGHTS["scope_typo"])]
+    return None
+
+
+def score(
+    query: Query,
+    cand: Candidate,
+    *,
+    match: NameMatch | None = None,
+    qualifier: list[tuple[str, float]] | None = None,
+    extra: list[tuple[str, float]] | None = None,
+    boosts: Boosts | None = None,
+) -> Scored | None:
+    """Score one candidate: the sum of every feature's parts. None if it cannot match.
+
+    `match` may be passed when the caller already matched the name (the pipeline
+    matches each distinct name once); `qualifier` likewise, when the pipeline
+    decided the scope (fallbacks, `scope_file`). `extra` carries parts decided
+    outside the candidate (constructor, scope fallback).
+    """
+    if match is None:
+        match = match_name(query.leaf, cand.name)
+        if match is None:
+            return None
+    if qualifier is None:
+        qualifier = qualifier_feature(query.scope, cand.parent, cand.path)
+        if qualifier is None:
+            return None
+    parts: list[tuple[str, float]] = list(match.parts)
+    parts += case_feature(query, cand.name, match)
+    parts += kind_feature(cand.kind)
+    parts += visibility_feature(cand.visibility)
+    parts += qualifier
+    parts += path_features(cand.path, cand.name)
+    if extra:
+        parts += extra
+    return Scored(Score.of(parts), match)

@@ -1,0 +1,76 @@
+"""The query parser: scope chains, joiners, case, path-likeness."""
+
+from __future__ import annotations
+
+import pytest
+
+from rq_engine.core.query import fold, looks_like_path, parse
+
+
+@pytest.mark.parametrize(
+    ("text", "leaf", "scope"),
+    [
+        ("Foo", "Foo", ()),
+        ("Foo::Bar#baz", "baz", ("Foo", "Bar")),
+        ("Foo::Bar", "Bar", ("Foo",)),
+        ("Foo.new", "new", ("Foo",)),
+        ("strings.Split", "Split", ("strings",)),
+        ("a.b.C", "C", ("a", "b")),
+        ("  spaced  ", "spaced", ()),
+        ("::Foo", "Foo", ()),  # a root-scope marker names no scope
+        ("Foo::", "Foo", ()),
+        ("select_rel", "select_rel", ()),  # a joiner is not a scope separator
+        ("save!", "save!", ()),
+    ],
+)
+def test_scope_chains(text: str, leaf: str, scope: tuple[str, ...]) -> None:
+    q = parse(text)
+    assert q.leaf == leaf
+    assert q.scope == scope
+
+
+def test_dotted_flag_only_for_dot_separators() -> None:
+    assert parse("Foo.bar").dotted
+    assert not parse("Foo::bar").dotted
+    assert not parse("Foo#bar").dotted
+
+
+def test_case_sensitivity_comes_from_any_uppercase_letter() -> None:
+    assert parse("Symbol").has_upper
+    assert not parse("symbol").has_upper
+    assert parse("Foo.bar").has_upper is False  # only the leaf decides
+
+
+def test_fold_drops_joiners_and_case() -> None:
+    assert fold("render_to-string.X") == "rendertostringx"
+    assert parse("run_promise").leaf_fold == "runpromise"
+    assert parse("run_promise").has_joiners
+    assert not parse("runPromise").has_joiners
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("django/http", True),
+        ("models.py", True),
+        ("server.go", True),
+        ("Foo.new", False),
+        ("strings.Split", False),
+        ("HttpResponse", False),
+        ("a\\b", True),
+    ],
+)
+def test_looks_like_path(text: str, expected: bool) -> None:
+    assert looks_like_path(text) is expected
+    assert parse(text).looks_like_path is expected
+
+
+def test_empty_query_has_empty_leaf() -> None:
+    assert parse("   ").leaf == ""
+    assert parse("").scope == ()
+
+
+def test_unscoped_keeps_the_raw_text_as_leaf() -> None:
+    q = parse("foo.bar")
+    assert q.unscoped().leaf == "foo.bar"
+    assert q.unscoped().scope == ()
