@@ -159,13 +159,22 @@ class Bm25Index:
                     acc[i] = acc.get(i, 0.0) + w * s
                     mask[i] = mask.get(i, 0) | m
                 continue
-            keep = exact | {self.best[t]}
+            # Over the ceiling: admit this term's strongest new documents (highest
+            # saturated tf, then stable ID) into the room left, plus the protected
+            # ones; everything already admitted is still re-scored.
+            room = prof.ceiling - len(acc)
+            fresh = [(s, i) for i, s in zip(pids, sat, strict=True) if i not in acc]
+            admit = exact | {self.best[t]}
+            if len(fresh) > room:
+                truncated = True
+                fresh.sort(key=lambda x: (-x[0], x[1]))
+                admit.update(i for _, i in fresh[: max(room, 0)])
+            else:
+                admit.update(i for _, i in fresh)
             for i, s in zip(pids, sat, strict=True):
-                if i in acc or i in keep:
+                if i in acc or i in admit:
                     acc[i] = acc.get(i, 0.0) + w * s
                     mask[i] = mask.get(i, 0) | m
-                else:
-                    truncated = True
         unit_idf = [self.idf(u) for u in q.units]
         total_idf = sum(unit_idf) or 1.0
 

@@ -1,0 +1,309 @@
+"""`rq --text`, `--export-graph`, `--graph` end to end: real git repos, real index, real processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rq_engine.text.graph import Edge, Graph, Node, dump, file_id, stable_id
+from tests.conftest import Repo, Run
+
+RQ = Callable[..., Run]
+
+PAYMENTS = '''\
+class RefundProcessor:
+    """Turns refund requests into ledger entries."""
+
+    def __init__(self, ledger):
+        self.ledger = ledger
+
+    def process_refund(self, request):
+        return self.ledger.add(request)
+
+
+def send_receipt(order):
+    return order
+'''
+
+CART = """\
+class ShoppingCart:
+    def total_price(self):
+        return 0
+
+    def add_item(self, item):
+        pass
+"""
+
+
+@pytest.fixture
+def shop(make_repo: Callable[..., Repo], rq: RQ) -> Repo:
+    repo = make_repo({"shop/payments.py": PAYMENTS, "shop/cart.py": CART}, name="shop")
+    r = rq("--index", ".", cwd=repo.root)
+    assert r.code == 0, r.err
+    return repo
+
+
+@pytest.mark.parametrize("ranker", ["text-ranker/full-scan-v1", "text-ranker/bm25-v1"])
+def test_text_query_prints_symbol_lines_with_their_chain(shop: Repo, rq: RQ, ranker: str) -> None:
+    r = rq("--text", "refund processor process", "--ranker", ranker, cwd=shop.root)
+    assert r.code == 0, r.err
+    first = r.out.splitlines()[0]
+    assert first == (
+        "shop/payments.py:7  method  RefundProcessor.process_refund"
+        "  (in: payments.py > RefundProcessor)"
+    )
+
+
+def test_json_carries_the_profile_and_symbol_fields(shop: Repo, rq: RQ) -> None:
+    for ranker in (None, "text-ranker/bm25-v1"):
+        args = ["--text", "shopping cart total", "--json"] + (
+            ["--ranker", ranker] if ranker else []
+        )
+        r = rq(*args, cwd=shop.root / "shop")
+        assert r.code == 0, r.err
+        doc = json.loads(r.out)
+        assert doc["ranker"] == (ranker or "text-ranker/full-scan-v1")
+        assert doc["truncated"] is False
+        top = doc["results"][0]
+        assert top["path"] == "cart.py"  # relative to the working directory
+        assert top["qualified"] == "ShoppingCart.total_price"
+        assert top["line"] == 2 and top["kind"] == "method" and top["language"] == "python"
+        assert top["id"].endswith("|shop/cart.py|method|ShoppingCart.total_price")
+        assert [c["name"] for c in top["chain"]] == ["cart.py", "ShoppingCart"]
+        assert top["repository"].startswith("local:")
+
+
+def test_ndjson_lines_each_name_the_profile(shop: Repo, rq: RQ) -> None:
+    r = rq("--text", "refund", "--ndjson", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    assert r.code == 0, r.err
+    lines = [json.loads(x) for x in r.out.splitlines()]
+    assert lines and all(x["ranker"] == "text-ranker/bm25-v1" for x in lines)
+
+
+def test_no_good_answer_prints_nothing_and_exits_1(shop: Repo, rq: RQ) -> None:
+    r = rq("--text", "kubernetes pod scheduler", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    assert (r.code, r.out) == (1, "")
+    assert r.err.startswith("rq: no good answer")
+    r = rq("--text", "kubernetes pod", "--json", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    assert r.code == 1
+    doc = json.loads(r.out)
+    assert doc["results"] == [] and doc["ranker"] == "text-ranker/bm25-v1" and doc["no_answer"]
+
+
+def test_explain_shows_terms_and_fields(shop: Repo, rq: RQ) -> None:
+    r = rq(
+        "--text", "refund processor", "--explain", "--ranker", "text-ranker/bm25-v1", cwd=shop.root
+    )
+    assert r.code == 0, r.err
+    assert (
+        "'refund'" in r.out and "idf" in r.out and "name 3x1" in r.out and "qualified 2x1" in r.out
+    )
+
+
+def test_export_then_graph_gives_the_same_answers(shop: Repo, rq: RQ, tmp_path: Path) -> None:
+    out = tmp_path / "graph.json"
+    r = rq("--export-graph", str(out), cwd=shop.root)
+    assert r.code == 0, r.err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["schema"] == "rq.graph/1" and data["identity"]["graph"]
+    for ranker in ("text-ranker/full-scan-v1", "text-ranker/bm25-v1"):
+        live = rq("--text", "cart add item", "--json", "--ranker", ranker, cwd=shop.root)
+        from_file = rq(
+            "--graph",
+            str(out),
+            "--text",
+            "cart add item",
+            "--json",
+            "--ranker",
+            ranker,
+            cwd=shop.root,
+        )
+        assert live.code == from_file.code == 0
+        assert json.loads(live.out) == json.loads(from_file.out)
+    # reordering the file's nodes changes nothing a user sees
+    data["nodes"].reverse()
+    data["edges"].reverse()
+    shuffled = tmp_path / "shuffled.json"
+    shuffled.write_text(json.dumps(data), encoding="utf-8")
+    a = rq(
+        "--graph", str(out), "--text", "cart add item", "--json", "--ranker", "text-ranker/bm25-v1"
+    )
+    b = rq(
+        "--graph",
+        str(shuffled),
+        "--text",
+        "cart add item",
+        "--json",
+        "--ranker",
+        "text-ranker/bm25-v1",
+    )
+    assert a.out == b.out and a.code == b.code == 0
+    s = rq("--graph", str(shuffled))
+    assert (
+        s.code == 0 and data["identity"]["graph"] in s.out and data["identity"]["lexical"] in s.out
+    )
+
+
+def _identities(rq: RQ, repo: Repo, tmp_path: Path, name: str) -> dict[str, str]:
+    out = tmp_path / name
+    r = rq("--export-graph", str(out), cwd=repo.root)
+    assert r.code == 0, r.err
+    ident: dict[str, str] = json.loads(out.read_text(encoding="utf-8"))["identity"]
+    return ident
+
+
+def test_body_edit_moves_graph_identity_only_and_rename_moves_both(
+    shop: Repo, rq: RQ, tmp_path: Path
+) -> None:
+    before = _identities(rq, shop, tmp_path, "a.json")
+    shop.write(
+        "shop/payments.py",
+        PAYMENTS.replace(
+            "        self.ledger = ledger\n", "        self.ledger = ledger\n        self.n = 0\n\n"
+        ),
+    )
+    assert rq("--index", ".", cwd=shop.root).code == 0
+    edited = _identities(rq, shop, tmp_path, "b.json")
+    assert edited["graph"] != before["graph"]
+    assert edited["lexical"] == before["lexical"]
+    shop.write("shop/payments.py", PAYMENTS.replace("send_receipt", "email_receipt"))
+    assert rq("--index", ".", cwd=shop.root).code == 0
+    renamed = _identities(rq, shop, tmp_path, "c.json")
+    assert renamed["graph"] not in (before["graph"], edited["graph"])
+    assert renamed["lexical"] != before["lexical"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        (
+            '{"schema": "rq.graph/2", "repository": "x", "nodes": [], "edges": []}',
+            "is not 'rq.graph/1'",
+        ),
+        (
+            '{"schema": "rq.graph/1", "repository": "x", "nodes": [], "edges": [{"kind": "contains", "from": "a", "to": "b"}]}',
+            "dangling edge",
+        ),
+    ],
+)
+def test_bad_graph_is_exit_74_with_one_line(
+    rq: RQ, tmp_path: Path, content: str, message: str
+) -> None:
+    p = tmp_path / "g.json"
+    p.write_text(content, encoding="utf-8")
+    r = rq("--graph", str(p), "--text", "anything")
+    assert r.code == 74 and r.out == ""
+    assert len(r.err.splitlines()) == 1 and r.err.startswith("rq: ") and message in r.err
+    assert "Traceback" not in r.err
+
+
+def test_duplicate_node_ids_refuse_to_load(rq: RQ, tmp_path: Path) -> None:
+    fid = file_id("r", "a.py")
+    nid = stable_id("r", "a.py", "function", "f")
+    node = {"id": nid, "kind": "function", "name": "f", "qualified": "f", "path": "a.py", "line": 1}
+    data = {
+        "schema": "rq.graph/1",
+        "repository": "r",
+        "nodes": [
+            {
+                "id": fid,
+                "kind": "file",
+                "name": "a.py",
+                "qualified": "a.py",
+                "path": "a.py",
+                "line": 1,
+            },
+            node,
+            dict(node, line=5),
+        ],
+        "edges": [{"kind": "contains", "from": fid, "to": nid}],
+    }
+    p = tmp_path / "dup.json"
+    p.write_text(json.dumps(data), encoding="utf-8")
+    r = rq("--graph", str(p), "--text", "f")
+    assert r.code == 74 and "duplicate node ID" in r.err and r.out == ""
+
+
+def big_graph(path: Path, n: int) -> None:
+    nodes = []
+    edges = []
+    for i in range(n):
+        p = f"pkg/m{i % 200}.py"
+        fid = file_id("r", p)
+        if i < 200:
+            nodes.append(Node(fid, "file", p.rsplit("/", 1)[1], p, p, 1, None, "python"))
+        nid = stable_id("r", p, "function", f"widget_part_{i}")
+        nodes.append(
+            Node(nid, "function", f"widget_part_{i}", f"widget_part_{i}", p, 1 + i, 2 + i, "python")
+        )
+        edges.append(Edge(fid, nid))
+    dump(Graph("r", nodes, edges), path)
+
+
+def test_ceiling_cut_is_reported_never_empty(rq: RQ, tmp_path: Path) -> None:
+    p = tmp_path / "big.json"
+    big_graph(p, 20_500)
+    r = rq(
+        "--graph",
+        str(p),
+        "--text",
+        "widget part",
+        "--json",
+        "--ranker",
+        "text-ranker/bm25-v1",
+        "--limit",
+        "3",
+    )
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["truncated"] is True and len(doc["results"]) == 3
+    h = rq(
+        "--graph",
+        str(p),
+        "--text",
+        "widget part",
+        "--ranker",
+        "text-ranker/bm25-v1",
+        "--limit",
+        "3",
+    )
+    assert h.code == 0 and len(h.out.splitlines()) == 3 and "truncated" in h.err
+    again = rq(
+        "--graph",
+        str(p),
+        "--text",
+        "widget part",
+        "--json",
+        "--ranker",
+        "text-ranker/bm25-v1",
+        "--limit",
+        "3",
+    )
+    assert again.out == r.out  # a new process, the same answer and truncation state
+
+
+def test_usage_errors_exit_64(shop: Repo, rq: RQ) -> None:
+    assert rq("--ranker", "text-ranker/bm25-v1", cwd=shop.root).code == 64
+    assert rq("--text", "x", "--ranker", "nope", cwd=shop.root).code == 64
+    assert rq("--text", "   ", cwd=shop.root).code == 64
+
+
+def test_text_path_imports_no_ui_or_parser(shop: Repo, tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from rq_engine.cli.main import main\n"
+        "rc = main(['--text', 'refund processor', '--ranker', 'text-ranker/bm25-v1'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'textual', 'rich', 'tree_sitter', 'tree_sitter_language_pack', 'mcp'})\n"
+        "print('HEAVY', heavy, rc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=shop.root, capture_output=True, text=True, check=True
+    )
+    assert "HEAVY [] 0" in out.stdout
