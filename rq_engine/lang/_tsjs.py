@@ -19,6 +19,7 @@ from rq_engine.core.model import Kind, Symbol, Visibility
 _CLASS = "class"
 _INTERFACE = "interface"
 _MODULE = "module"
+_AMBIENT = "ambient"  # `declare namespace` / `declare module "x"`: members are implicitly exported
 _FUNCTION = "function"
 
 _PRIVATE_RE = re.compile(rb"\b(private|protected)\b")
@@ -209,6 +210,8 @@ class _Extractor:
             self.push(node, parent, name, _INTERFACE)
 
     def _vis(self, node: Any, name: str, parent: str | None, ckind: str | None) -> Visibility:
+        if ckind == _AMBIENT:
+            return Visibility.PUBLIC
         if ckind is None or ckind == _MODULE:
             return self._top_visibility(node, name, ckind)
         return Visibility.PRIVATE  # local to a function (or class static block)
@@ -224,8 +227,20 @@ class _Extractor:
         outer = ".".join(parts[:-1]) if len(parts) > 1 else ""
         if outer:
             parent = f"{parent}.{outer}" if parent else outer
-        self.emit(node, name_node, leaf, Kind.MODULE, parent, self._vis(node, full, parent, ckind))
-        self.push(node, parent, leaf, _MODULE)
+        # `declare module "x"` declares (or augments) a module for everyone
+        vis = (
+            Visibility.PUBLIC
+            if name_node.type == "string"
+            else self._vis(node, full, parent, ckind)
+        )
+        self.emit(node, name_node, leaf, Kind.MODULE, parent, vis)
+        p = node.parent
+        ambient = (
+            ckind == _AMBIENT
+            or name_node.type == "string"
+            or (p is not None and p.type == "ambient_declaration")
+        )
+        self.push(node, parent, leaf, _AMBIENT if ambient else _MODULE)
 
     def declarator(self, node: Any, parent: str | None, ckind: str | None) -> None:
         name_node = node.child_by_field_name("name")
@@ -295,28 +310,28 @@ class _Extractor:
         name = _text(prop)
         right = node.child_by_field_name("right")
         is_class = right is not None and right.type == "class"
+        kind = Kind.CLASS if is_class else Kind.FUNCTION
         ot = obj.type
         if ot == "identifier":
             owner = _text(obj)
-            if owner == "exports" or owner == "module":
-                kind = Kind.CLASS if is_class else Kind.FUNCTION
-                self.emit(node, prop, name, kind, parent, Visibility.PUBLIC)
-                return
-            # `Foo.create = function …`: a static member of Foo
-            self.emit(node, prop, name, Kind.METHOD, owner, Visibility.PUBLIC)
-            return
-        if ot == "member_expression":
+            if owner != "exports" and owner != "module":
+                # `Foo.create = function …`: a static member of Foo
+                parent, kind = owner, Kind.METHOD
+        elif ot == "member_expression":
             inner_prop = obj.child_by_field_name("property")
             inner_obj = obj.child_by_field_name("object")
             if inner_prop is None or inner_obj is None:
                 return
             ip = _text(inner_prop)
             io = _text(inner_obj)
-            if ip == "exports" and io == "module":
-                kind = Kind.CLASS if is_class else Kind.FUNCTION
-                self.emit(node, prop, name, kind, parent, Visibility.PUBLIC)
-            elif ip == "prototype" and inner_obj.type == "identifier":
-                self.emit(node, prop, name, Kind.METHOD, io, Visibility.PUBLIC)
+            if ip == "prototype" and inner_obj.type == "identifier":
+                parent, kind = io, Kind.METHOD
+            elif not (ip == "exports" and io == "module"):
+                return
+        else:
+            return
+        self.emit(node, prop, name, kind, parent, Visibility.PUBLIC)
+        self.push(node, parent, name, _CLASS if is_class else _FUNCTION)
 
 
 _DECL_KINDS: dict[str, Kind] = {
@@ -332,6 +347,30 @@ def _first(item: tuple[int, int, Any]) -> tuple[int, int]:
     return (item[0], item[1])
 
 
+# A generic call signature on its own line after a member without a separator:
+#     readonly dual: {
+#       <A>(self: A): A
+#       /** docs */
+#       <A>(that: A): (self: A) => A
+# TypeScript's ASI ends the member at the newline, but the Tree-sitter grammar reads
+# `A\n<A>(…)` as the generic type `A<A>` and the error cascades: Effect's Function.ts lost
+# every definition after line 235 (including `pipe`). Turning the indentation character
+# that starts such a line (or the comments before it) into `;` keeps every byte offset
+# and line number and makes the parse match TypeScript's. Only after a line that can
+# end a member (`A`, `)`, `]`, `>`, `}`; not `=>`), so a signature after `{` is left alone.
+# Only for .ts: in TSX a line starting with `<` is JSX.
+_SIGNATURE_LINE = re.compile(
+    rb"(^(?![ \t]*(?://|/?\*))[^\n]*[\w)\]>}](?<!=>)\r?\n[ \t]*)[ \t]"
+    rb"(?=(?:/\*(?:[^*]|\*(?!/))*\*/\s*|//[^\n]*\n\s*)*<)",
+    re.M,
+)
+
+
+def separate_signatures(source: bytes) -> bytes:
+    """`source` with a `;` before each generic call signature that starts a line (same length)."""
+    return _SIGNATURE_LINE.sub(rb"\1;", source)
+
+
 def extract(grammar: str, query_file: str, language: str, source: bytes) -> list[Symbol]:
     """Every definition in `source` for a TS/TSX/JS grammar; never raises on bad input."""
     from tree_sitter import QueryCursor
@@ -339,6 +378,8 @@ def extract(grammar: str, query_file: str, language: str, source: bytes) -> list
     from rq_engine.lang.grammar import parse, query
 
     try:
+        if grammar == "typescript":
+            source = separate_signatures(source)
         tree = parse(grammar, source)
         captures = QueryCursor(query(grammar, query_file)).captures(tree.root_node)
         return _Extractor(source, language).run(captures)

@@ -65,6 +65,16 @@ def _visibility(node: Any) -> Visibility:
     return Visibility.PRIVATE
 
 
+def _macro_visibility(node: Any) -> Visibility:
+    """`#[macro_export] macro_rules!` is crate-public API; a bare macro_rules! is local."""
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+        if prev.type == "attribute_item" and b"macro_export" in bytes(prev.text):
+            return Visibility.PUBLIC
+        prev = prev.prev_named_sibling
+    return Visibility.PRIVATE
+
+
 class _Extractor:
     __slots__ = ("out", "language")
 
@@ -122,6 +132,8 @@ class _Extractor:
                 vis = Visibility.PUBLIC if ckind != _IMPL else _visibility(node)
             elif ckind == _TRAIT or ckind == _TRAIT_IMPL:
                 vis = Visibility.PUBLIC
+            elif kind is Kind.MACRO:
+                vis = _macro_visibility(node)
             else:
                 vis = _visibility(node)
             out.append(

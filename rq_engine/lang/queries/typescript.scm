@@ -35,10 +35,14 @@
                                                               (variable_declaration (variable_declarator) @def)])))
 
 ; namespace members (`namespace N { const x = ... }`, `declare module "m" { ... }`)
-([(internal_module) (module)] body: (statement_block [(lexical_declaration (variable_declarator) @def)
-                                                     (variable_declaration (variable_declarator) @def)]))
-([(internal_module) (module)] body: (statement_block (export_statement declaration: [(lexical_declaration (variable_declarator) @def)
-                                                                                   (variable_declaration (variable_declarator) @def)])))
+(internal_module body: (statement_block [(lexical_declaration (variable_declarator) @def)
+                                        (variable_declaration (variable_declarator) @def)]))
+(module body: (statement_block [(lexical_declaration (variable_declarator) @def)
+                               (variable_declaration (variable_declarator) @def)]))
+(internal_module body: (statement_block (export_statement declaration: [(lexical_declaration (variable_declarator) @def)
+                                                                       (variable_declaration (variable_declarator) @def)])))
+(module body: (statement_block (export_statement declaration: [(lexical_declaration (variable_declarator) @def)
+                                                              (variable_declaration (variable_declarator) @def)])))
 
 ; function- and class-valued declarators at any depth (`var _loop_1 = function …` in a
 ; function body is a nested function, like a nested function declaration). Module-level

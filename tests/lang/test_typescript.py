@@ -1,0 +1,122 @@
+"""Golden extraction tests for the TypeScript plugin (fixtures/typescript), robustness, registry."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from rq_engine.core.model import Kind, Symbol
+from rq_engine.lang import registry
+from rq_engine.lang.typescript import TypeScriptPlugin
+from tests.conftest import corpus
+
+FIXTURES = Path(__file__).parent / "fixtures" / "typescript"
+
+
+def table(symbols: list[Symbol]) -> list[str]:
+    return [
+        f"{s.line}\t{s.end_line}\t{s.kind.value}\t{s.visibility.value}\t{s.parent or '-'}\t{s.name}"
+        for s in symbols
+    ]
+
+
+def expected(path: Path) -> list[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
+@pytest.mark.parametrize("fixture", ["sample.ts", "ambient.d.ts"])
+def test_golden(fixture: str) -> None:
+    syms = TypeScriptPlugin().extract((FIXTURES / fixture).read_bytes())
+    assert table(syms) == expected(FIXTURES / f"{fixture}.expected")
+    assert {s.language for s in syms} == {"typescript"}
+
+
+def test_overloads_are_one_symbol_from_first_signature_to_implementation_end() -> None:
+    src = b"export function f(a: string): void;\n\nexport function f(a: any) {\n  return a;\n}\nfunction g() {}\n"
+    got = [(s.name, s.line, s.end_line) for s in TypeScriptPlugin().extract(src)]
+    assert got == [("f", 1, 5), ("g", 6, 6)]
+
+
+def test_same_name_in_another_scope_is_not_an_overload() -> None:
+    src = b"declare function f(): void;\nnamespace N { export function f() {} }\n"
+    got = [(s.parent, s.name, s.line) for s in TypeScriptPlugin().extract(src)]
+    assert got == [(None, "f", 1), (None, "N", 2), ("N", "f", 2)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_never_raises_on_garbage_or_truncated_input(seed: int) -> None:
+    plugin = TypeScriptPlugin()
+    src = (FIXTURES / "sample.ts").read_bytes()
+    rng = random.Random(seed)
+    cases = [b"", b"\xff\xfe\x00", bytes(rng.randrange(256) for _ in range(2000)), b"(" * 5000]
+    cases += [src[: rng.randrange(len(src))] for _ in range(20)]
+    cases += [src.replace(b"}", b"", rng.randrange(1, 10)), b"class { constructor( {"]
+    for case in cases:
+        syms = plugin.extract(case)
+        assert all(1 <= s.line <= s.end_line for s in syms)
+
+
+def test_plugin_agrees_with_registry_data() -> None:
+    p = registry.plugin("typescript")
+    assert isinstance(p, TypeScriptPlugin)
+    assert p.constructor_name == registry.constructor_names()["typescript"] == "constructor"
+    assert p.scope_separator == registry.scope_separators()["typescript"]
+    for path in ("a.ts", "a.mts", "a.cts", "a.d.ts"):
+        assert registry.language_for_path(path) == "typescript"
+
+
+def _find(syms: list[Symbol], name: str, line: int) -> Symbol:
+    hits = [s for s in syms if s.name == name and s.line == line]
+    assert hits, f"{name} at {line} not extracted"
+    return hits[0]
+
+
+@pytest.mark.corpus
+def test_rxjs_definitions_the_benchmark_expects() -> None:
+    src = corpus("rxjs") / "package" / "src" / "internal"
+    p = TypeScriptPlugin()
+    assert (
+        _find(p.extract((src / "BehaviorSubject.ts").read_bytes()), "BehaviorSubject", 9).kind
+        is Kind.CLASS
+    )
+    assert _find(p.extract((src / "Subject.ts").read_bytes()), "next", 59).parent == "Subject"
+    assert (
+        _find(p.extract((src / "Observable.ts").read_bytes()), "constructor", 32).parent
+        == "Observable"
+    )
+    # overloads + doc comment + implementation at 139: one symbol from 6 through the implementation
+    dist = _find(
+        p.extract((src / "operators/distinctUntilChanged.ts").read_bytes()),
+        "distinctUntilChanged",
+        6,
+    )
+    assert dist.end_line > 139
+    syms = p.extract((src / "operators/mergeMap.ts").read_bytes())
+    assert [s.line for s in syms if s.name == "mergeMap"] == [9]
+
+
+@pytest.mark.corpus
+def test_zod_and_effect_definitions_the_benchmark_expects() -> None:
+    p = TypeScriptPlugin()
+    zod = p.extract((corpus("zod") / "package/src/v4/classic/schemas.ts").read_bytes())
+    assert _find(zod, "ZodObject", 1578).kind is Kind.INTERFACE
+    assert _find(zod, "ZodObject", 1674).kind is Kind.CONSTANT
+    assert _find(zod, "extend", 1602).parent == "ZodObject"
+    assert _find(zod, "string", 617).end_line == 621
+    effect = corpus("effect") / "package/src"
+    fn = p.extract((effect / "Function.ts").read_bytes())
+    pipe = _find(fn, "pipe", 808)
+    assert pipe.end_line >= 1256 and [s.line for s in fn if s.name == "pipe"] == [808]
+    eff = p.extract((effect / "Effect.ts").read_bytes())
+    for name, line in [
+        ("gen", 2187),
+        ("succeed", 1650),
+        ("acquireRelease", 13606),
+        ("runPromise", 18764),
+        ("catchTag", 4702),
+        ("acquireUseRelease", 13740),
+    ]:
+        _find(eff, name, line)
