@@ -266,6 +266,8 @@ class _Extractor:
 
     def object_member(self, node: Any, parent: str | None, ckind: str | None) -> None:
         """A function member of an object literal bound to a name (`const api = { get() {} }`)."""
+        if ckind == _FUNCTION:
+            return  # an object built inside a function body is a local value, not an API
         name_node = node.child_by_field_name("name") or node.child_by_field_name("key")
         obj = node.parent
         holder = obj.parent if obj is not None else None
