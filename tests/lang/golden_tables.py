@@ -1,0 +1,82 @@
+"""Golden-table helpers for the language plugin tests (fixtures/<lang>/<name>.<ext> + .expected.tsv)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from rq_engine.core.model import Symbol
+from rq_engine.lang import registry
+from rq_engine.lang.base import LanguagePlugin
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def rows(symbols: list[Symbol]) -> list[str]:
+    """One tab-separated row per symbol: name kind parent line end_line visibility."""
+    return [
+        "\t".join(
+            (
+                s.name,
+                s.kind.value,
+                s.parent or "-",
+                str(s.line),
+                str(s.end_line),
+                s.visibility.value,
+            )
+        )
+        for s in symbols
+    ]
+
+
+def expected(path: Path) -> list[str]:
+    table = path.with_name(path.name.split(".")[0] + ".expected.tsv")
+    lines = table.read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def check_golden(language: str, fixture: str) -> None:
+    path = FIXTURES / language / fixture
+    symbols = registry.plugin(language).extract(path.read_bytes())
+    assert rows(symbols) == expected(path)
+    assert {s.language for s in symbols} == {language}
+    lines = [s.line for s in symbols]
+    assert lines == sorted(lines), "symbols come in source order"
+    assert all(s.line <= s.end_line for s in symbols)
+
+
+def garbage_inputs(fixture: Path) -> list[bytes]:
+    """Truncations of a real fixture, random bytes, NULs, invalid UTF-8 and deep nesting."""
+    src = fixture.read_bytes()
+    rng = random.Random(20261130)
+    cases = [src[:cut] for cut in range(0, len(src), 23)]
+    cases += [src[cut:] for cut in range(0, len(src), 97)]
+    cases += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400))) for _ in range(40)]
+    cases += [
+        b"",
+        b"\x00" * 64,
+        b"\xff\xfe" + src,
+        src.replace(b"e", b"\xe9"),
+        b"(" * 5000,
+        b"{" * 5000,
+    ]
+    shuffled = bytearray(src)
+    rng.shuffle(shuffled)
+    cases.append(bytes(shuffled))
+    return cases
+
+
+def check_never_raises(plugin: LanguagePlugin, fixture: Path) -> None:
+    for case in garbage_inputs(fixture):
+        for s in plugin.extract(case):
+            assert isinstance(s.name, str) and s.name
+            assert 1 <= s.line <= s.end_line
+
+
+def check_registry_agrees(plugin: LanguagePlugin) -> None:
+    assert registry.plugin(plugin.name) is not None
+    assert type(registry.plugin(plugin.name)) is type(plugin)
+    assert registry.constructor_names().get(plugin.name) == plugin.constructor_name
+    assert registry.scope_separators()[plugin.name] == plugin.scope_separator
+    for ext in plugin.extensions:
+        assert registry.language_for_path(f"dir/file{ext}") == plugin.name

@@ -1,0 +1,34 @@
+"""Ruby plugin: golden symbol table (visibility sections included), robustness, registry agreement."""
+
+from __future__ import annotations
+
+from rq_engine.core.model import Visibility
+from rq_engine.lang import registry
+from rq_engine.lang.ruby import RubyPlugin
+from tests.lang.golden_tables import (
+    FIXTURES,
+    check_golden,
+    check_never_raises,
+    check_registry_agrees,
+)
+
+
+def test_golden_sample() -> None:
+    check_golden("ruby", "sample.rb")
+
+
+def test_never_raises_on_garbage() -> None:
+    check_never_raises(RubyPlugin(), FIXTURES / "ruby" / "sample.rb")
+
+
+def test_registry_agrees() -> None:
+    check_registry_agrees(RubyPlugin())
+    assert RubyPlugin.constructor_name == "initialize"
+    assert registry.language_for_path("app/Rakefile") == "ruby"
+    assert registry.language_for_path("Gemfile") == "ruby"
+
+
+def test_section_does_not_leak_out_of_a_reopened_class() -> None:
+    src = b"class A\n  private\n  def x; end\nend\nclass A\n  def y; end\nend\n"
+    vis = {s.name: s.visibility for s in RubyPlugin().extract(src)}
+    assert vis == {"A": Visibility.PUBLIC, "x": Visibility.PRIVATE, "y": Visibility.PUBLIC}
