@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Index build on the real corpora: rq cold / no-change re-index vs `ctags -R`, and name recall.
+
+For each corpus present under $RQ_CORPORA (default ~/.cache/rq-corpora):
+
+- files, symbols: what rq's index holds after `rq --index` (files = files a
+  plugin knows, as git lists them; binary/oversized excluded).
+- cold: wall seconds of one whole `rq --index CORPUS` process into a fresh
+  RQ_HOME (walk, parse on a process pool, write, FTS fill, derived tables).
+- no-change: median wall seconds of `--runs` further `rq --index` processes
+  (nothing changed on disk: the mtime short-circuit).
+- ctags: median wall seconds of `--runs` `ctags -R -f TMP .` on the same tree,
+  measured interleaved with rq so both see the same machine load; the ratio is
+  cold / ctags. ctags parses every language it knows in the tree (C in CPython,
+  Makefiles, …) and rq only the languages it has plugins for; both skip `.git`.
+- recall: of universal-ctags' class/function/method/struct-like definitions in
+  the files rq indexed (`ctags -L -`, same files), the share of (file, name)
+  pairs rq also has a symbol for. Kinds counted, per ctags language:
+    Python class function member · Ruby class module method singletonMethod ·
+    Go func methodSpec struct interface type · Rust struct enum union interface
+    function method · TypeScript/JavaScript class function method interface
+    enum generator getter setter.
+  Excluded: variables, constants, fields/properties, enumerators, imports and
+  aliases, Rust modules/macros/impl blocks, TS namespaces (not class/function/
+  method/struct-like); ctags' `AnonymousFunction…` placeholders (no name to
+  type); and JavaScript "class" tags on a line that declares no `class X` /
+  `function X` (ctags guesses those from usage, e.g. `_super.prototype.x`).
+
+Prints a markdown table (the one recorded in docs/benchmarks.md, "Index build")
+and, with --missing N, the top missing (name, kind) pairs per corpus.
+
+Usage: .venv/bin/python bench/index_build.py [corpus ...] [--runs 3] [--missing 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rq_engine.store.db import connect  # noqa: E402
+
+CORPORA = Path(os.environ.get("RQ_CORPORA", Path.home() / ".cache" / "rq-corpora"))
+DEFAULT = ["django", "cpython", "rails", "gostd", "tokio", "rxjs", "zod", "effect"]
+KINDS = {
+    "Python": {"class", "function", "member"},
+    "Ruby": {"class", "module", "method", "singletonMethod"},
+    "Go": {"func", "methodSpec", "struct", "interface", "type"},
+    "Rust": {"struct", "enum", "union", "interface", "function", "method"},
+    "TypeScript": {
+        "class",
+        "function",
+        "method",
+        "interface",
+        "enum",
+        "generator",
+        "getter",
+        "setter",
+    },
+}
+KINDS["JavaScript"] = KINDS["TypeScript"]
+
+
+def rq_cmd() -> list[str]:
+    exe = Path(sys.executable).parent / "rq"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "rq_engine"]
+
+
+CPU: dict[str, float] = {}  # the last timed() call's CPU seconds (user+sys, children)
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Wall seconds of one process; its CPU seconds (pool workers included) go to CPU['last']."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    secs = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU["last"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
+    return secs
+
+
+def index_contents(db: Path) -> tuple[int, int, dict[str, set[str]]]:
+    conn = connect(db, readonly=True)
+    files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    symbols = conn.execute("SELECT count(*) FROM symbols").fetchone()[0]
+    names: dict[str, set[str]] = collections.defaultdict(set)
+    for path, name in conn.execute(
+        "SELECT f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id"
+    ):
+        names[path].add(name)
+    for (path,) in conn.execute("SELECT path FROM files"):
+        names.setdefault(path, set())
+    conn.close()
+    return files, symbols, names
+
+
+def ctags_defs(root: Path, files: list[str]) -> list[tuple[str, str, str]]:
+    """(path, name, kind) of ctags' wanted definitions in exactly these files."""
+    p = subprocess.run(
+        ["ctags", "--fields=+Kl", "--output-format=json", "-L", "-", "-f", "-"],
+        cwd=root,
+        input="\n".join(files),
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
+    out = []
+    for line in p.stdout.splitlines():
+        try:
+            tag = json.loads(line)
+        except ValueError:
+            continue
+        if tag.get("_type") != "tag":
+            continue
+        lang, kind, name = tag.get("language", ""), tag.get("kind", ""), tag.get("name", "")
+        if kind not in KINDS.get(lang, ()) or name.startswith("AnonymousFunction"):
+            continue
+        if (
+            lang == "JavaScript"
+            and kind == "class"
+            and not re.search(rf"\b(class|function)\s+{re.escape(name)}\b", tag.get("pattern", ""))
+        ):
+            continue
+        out.append((tag["path"], name, f"{lang}:{kind}"))
+    return out
+
+
+def bench(corpus: str, runs: int, missing: int) -> dict[str, object] | None:
+    root = CORPORA / corpus
+    if not (root / ".git").exists():
+        print(f"# {corpus}: absent under {CORPORA}, skipped", file=sys.stderr)
+        return None
+    home = Path(tempfile.mkdtemp(prefix=f"rq-bench-{corpus}-"))
+    tags_dir = Path(tempfile.mkdtemp(prefix="rq-bench-tags-"))
+    env = dict(os.environ, RQ_HOME=str(home / "data"), RQ_CACHE=str(home / "cache"))
+    try:
+        ctags = [ctags_time(root, tags_dir, env)]  # also warms the page cache for both
+        ctags_cpu: list[float] = []
+        cold = timed([*rq_cmd(), "--index", str(root)], root, env)
+        cold_cpu = CPU["last"]
+        again: list[float] = []
+        for _ in range(runs):
+            again.append(timed([*rq_cmd(), "--index", str(root)], root, env))
+            ctags.append(ctags_time(root, tags_dir, env))
+            ctags_cpu.append(CPU["last"])
+        files, symbols, names = index_contents(home / "data" / "index.db")
+        defs = ctags_defs(root, sorted(names))
+        found = sum(1 for path, name, _ in defs if name in names.get(path, ()))
+        recall = found / len(defs) if defs else 1.0
+        miss = collections.Counter(
+            (name, kind) for path, name, kind in defs if name not in names.get(path, ())
+        )
+        example = {(n, k): p for p, n, k in defs if n not in names.get(p, ())}
+        if missing:
+            print(f"# {corpus}: recall {found}/{len(defs)}; top missing:", file=sys.stderr)
+            for (n, k), c in miss.most_common(missing):
+                print(f"#   {c:5d} {k:22s} {n:32s} e.g. {example[(n, k)]}", file=sys.stderr)
+        ct = statistics.median(ctags[1:]) if len(ctags) > 1 else ctags[0]
+        return {
+            "corpus": corpus,
+            "files": files,
+            "symbols": symbols,
+            "cold": cold,
+            "nochange": statistics.median(again),
+            "ctags": ct,
+            "ratio": cold / ct if ct else 0.0,
+            "cold_cpu": cold_cpu,
+            "ctags_cpu": statistics.median(ctags_cpu),
+            "recall": recall,
+            "defs": len(defs),
+        }
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(tags_dir, ignore_errors=True)
+
+
+def ctags_time(root: Path, tags_dir: Path, env: dict[str, str]) -> float:
+    return timed(["ctags", "-R", "-f", str(tags_dir / "tags"), "."], root, env)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpora", nargs="*", default=DEFAULT)
+    ap.add_argument("--runs", type=int, default=3, help="runs for the medians (default 3)")
+    ap.add_argument("--missing", type=int, default=0, help="print the top N missing names")
+    ns = ap.parse_args()
+    if not shutil.which("ctags"):
+        print("bench/index_build.py: universal-ctags (`ctags`) is needed", file=sys.stderr)
+        return 2
+    rows = [r for r in (bench(c, ns.runs, ns.missing) for c in ns.corpora) if r]
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print(
+        "| corpus | files | symbols | rq cold s | rq no-change s | ctags -R s | cold / ctags "
+        "| CPU s rq / ctags | recall vs ctags |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        cpu_rq, cpu_ct = float(str(r["cold_cpu"])), float(str(r["ctags_cpu"]))
+        print(
+            f"| {r['corpus']} | {r['files']} | {r['symbols']} | {r['cold']:.2f} | "
+            f"{r['nochange']:.2f} | {r['ctags']:.2f} | {r['ratio']:.1f}x | "
+            f"{cpu_rq:.1f} / {cpu_ct:.1f} | "
+            f"{100 * float(str(r['recall'])):.1f}% of {r['defs']} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
