@@ -183,15 +183,16 @@ class _Walk:
         qualified = f"{parent}::{name}" if parent else name
         self.stack.append(_Frame(node.end_byte, "scope", qualified, top.in_method))
 
-    def _alias(self, top: _Frame, new: Node, old: Node, node: Node) -> None:
+    def _alias(self, top: _Frame, new: Node, old: Node, node: Node) -> Rec | None:
         name, original = _literal_name(self.source, new), _literal_name(self.source, old)
         if name is None or original is None:
-            return  # `alias $new $old` (globals) and dynamic names
+            return None  # `alias $new $old` (globals) and dynamic names
         known = top.methods.get(original)
         vis = Visibility(known[-1].visibility) if known else Visibility.PUBLIC
         kind = Kind.METHOD if top.scope else Kind.FUNCTION
         rec = self.emit(name, kind, node, top.scope, vis)
         top.methods.setdefault(name, []).append(rec)
+        return rec
 
     def _call(self, top: _Frame, node: Node) -> None:
         """attr_*, alias_method and the visibility calls (receiver-less, per the query)."""
@@ -212,7 +213,10 @@ class _Walk:
                     top.methods.setdefault(name, []).append(rec)
         elif verb == "alias_method":
             if len(args) >= 2:
-                self._alias(top, args[0], args[1], node)
+                alias = self._alias(top, args[0], args[1], node)
+                prefix = self.pending.pop(node.start_byte, None)  # `protected alias_method ...`
+                if alias is not None and prefix is not None:
+                    alias.visibility = prefix
         elif verb in _SECTIONS:
             vis = _SECTIONS[verb]
             if not args:

@@ -32,3 +32,23 @@ def test_section_does_not_leak_out_of_a_reopened_class() -> None:
     src = b"class A\n  private\n  def x; end\nend\nclass A\n  def y; end\nend\n"
     vis = {s.name: s.visibility for s in RubyPlugin().extract(src)}
     assert vis == {"A": Visibility.PUBLIC, "x": Visibility.PRIVATE, "y": Visibility.PUBLIC}
+
+
+def test_visibility_prefix_forms() -> None:
+    src = (
+        b"class A\n"
+        b"  private attr_accessor :x, :y\n"
+        b"  private_class_method def self.f; end\n"
+        b"  protected alias_method :z, :x\n"
+        b"  def g; end\n"
+        b"end\n"
+    )
+    vis = {s.name: s.visibility.value for s in RubyPlugin().extract(src)}
+    assert vis == {
+        "A": "public",
+        "x": "private",
+        "y": "private",
+        "f": "private",
+        "z": "protected",
+        "g": "public",
+    }
