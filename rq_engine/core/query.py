@@ -7,7 +7,7 @@ Pure and stdlib-only (it runs on every keystroke of the picker and on the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: the word joiners a query may leave out (or add) and still match exactly (D19)
 JOINERS = "_-."
@@ -40,23 +40,17 @@ class Query:
     scope: tuple[str, ...] = ()
     dotted: bool = False  # a `.` separated scope from the leaf (wildcard retry applies)
     looks_like_path: bool = False
+    # derived once here: the scorer reads them for every candidate
+    leaf_lower: str = field(init=False)
+    leaf_fold: str = field(init=False)
+    has_upper: bool = field(init=False)  # any uppercase makes the `case` feature apply
+    has_joiners: bool = field(init=False)
 
-    @property
-    def has_upper(self) -> bool:
-        """Any uppercase letter makes the query case-sensitive for the `case` feature."""
-        return any(ch.isupper() for ch in self.leaf)
-
-    @property
-    def leaf_lower(self) -> str:
-        return self.leaf.lower()
-
-    @property
-    def leaf_fold(self) -> str:
-        return fold(self.leaf)
-
-    @property
-    def has_joiners(self) -> bool:
-        return any(ch in JOINERS for ch in self.leaf)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "leaf_lower", self.leaf.lower())
+        object.__setattr__(self, "leaf_fold", fold(self.leaf))
+        object.__setattr__(self, "has_upper", any(ch.isupper() for ch in self.leaf))
+        object.__setattr__(self, "has_joiners", any(ch in JOINERS for ch in self.leaf))
 
     def unscoped(self) -> Query:
         """The whole raw text as one leaf (the wildcard retry's view of `a.b`)."""

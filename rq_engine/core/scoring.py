@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rq_engine.core.query import JOINERS, Query, fold
 from rq_engine.search.types import Score
@@ -28,8 +29,9 @@ WEIGHTS: dict[str, float] = {
     "subseq": 700.0,
     "typo": 700.0,
     "alignment": 120.0,  # fuzzy: scaled by how word-aligned/contiguous the letters are
-    "coverage": 60.0,  # fuzzy: scaled by the share of the name the query accounts for
+    "coverage": 200.0,  # fuzzy: scaled by the share of the name the query accounts for
     "late_start": -60.0,  # fuzzy: the match skips the name's first word
+    "skipped_word": -40.0,  # fuzzy: per inner word no letter matched
     "typo_edit": -40.0,  # per edit of a near miss
     "separators": -50.0,  # exact/prefix only with joiners left out or added (D19)
     "wildcard": -50.0,  # `a.b` matched with `.` as any one character (no scope answered)
@@ -49,6 +51,8 @@ WEIGHTS: dict[str, float] = {
     "path_name": 20.0,  # file or directory named like the symbol
     "path_test": -60.0,  # a definition under tests/ or in a test file
     "path_generated": -120.0,  # dist/, build/, *.d.ts, vendored copies
+    "path_project": 15.0,  # the file is named after the project (effect's Effect.ts)
+    "path_internal": -15.0,  # under an internal/ directory: implementation, not API
     "path_depth": -2.0,  # per directory level, capped
     "path_depth_cap": -12.0,
 }
@@ -66,7 +70,7 @@ KIND_WEIGHTS: dict[str, float] = {
     "method": 20.0,
     "module": 15.0,
     "macro": 15.0,
-    "constant": 10.0,
+    "constant": 20.0,  # TS/JS `export const f = …` is how many libraries define functions
     "field": 0.0,
     "variable": 0.0,
     "file": 0.0,
@@ -87,6 +91,7 @@ class Candidate:
     parent: str | None = None
     path: str = ""
     language: str = ""
+    project: str = ""  # the repository's short name (`effect` for github.com/Effect-TS/effect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +340,8 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     if gain <= 0:
         return None
     evidence, abbrev = _runs(pos, starts)
-    cls = "abbrev" if abbrev else "subseq"
+    skipped = _skipped_words(pos, starts)
+    cls = "abbrev" if abbrev and not skipped else "subseq"
     max_gain = 10.0 + 8.0 * (len(q) - 1)
     parts: list[tuple[str, float]] = [
         (cls, WEIGHTS[cls]),
@@ -344,7 +350,23 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     ]
     if pos[0] != 0:
         parts.append(("late_start", WEIGHTS["late_start"]))
+    if skipped:
+        parts.append(("skipped_words", WEIGHTS["skipped_word"] * skipped))
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def _skipped_words(pos: list[int], starts: list[bool]) -> int:
+    """Words between the first and the last matched letter that no letter matched:
+    `dtclass` in `do_test_trashcan_python_class` skips two."""
+    hit: set[int] = set()
+    word = -1
+    word_of: list[int] = []
+    for st in starts:
+        word += st
+        word_of.append(word)
+    for k in pos:
+        hit.add(word_of[k])
+    return sum(1 for w in range(word_of[pos[0]], word_of[pos[-1]] + 1) if w not in hit)
 
 
 def _runs(pos: list[int], starts: list[bool]) -> tuple[int, bool]:
@@ -477,12 +499,16 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__"
 _GENERATED_DIRS = frozenset(
     {"dist", "build", "out", "vendor", "node_modules", "third_party", "_build", "target"}
 )
+_ENTRY_FILES = frozenset(
+    {"__init__.py", "mod.rs", "lib.rs", "index.ts", "index.js", "index.tsx", "index.mjs"}
+)
 _TEST_FILE = re.compile(
     r"(^test_.*\.py$|_test\.(py|go|rb)$|_spec\.rb$|\.(test|spec)\.[cm]?[jt]sx?$|^tests?\.py$)"
 )
 
 
-def path_features(path: str, name: str) -> list[tuple[str, float]]:
+@lru_cache(maxsize=8192)
+def path_features(path: str, name: str, project: str = "") -> tuple[tuple[str, float], ...]:
     """Canonical definitions over copies: tests, generated/declaration files, depth, naming."""
     parts = path.split("/")
     dirs, base = parts[:-1], parts[-1]
@@ -500,11 +526,15 @@ def path_features(path: str, name: str) -> list[tuple[str, float]]:
     nf = fold(name)
     if nf and (stem == nf or (dirs and fold(dirs[-1]) == nf)):
         out.append(("path_name", WEIGHTS["path_name"]))
-    if dirs:
-        out.append(
-            ("path_depth", max(WEIGHTS["path_depth"] * len(dirs), WEIGHTS["path_depth_cap"]))
-        )
-    return out
+    if project and stem == fold(project):
+        out.append(("path_project", WEIGHTS["path_project"]))
+    if "internal" in lower_dirs:
+        out.append(("path_internal", WEIGHTS["path_internal"]))
+    # a package's entry file speaks for the directory itself (collections.namedtuple)
+    depth = len(dirs) - (1 if base in _ENTRY_FILES and dirs else 0)
+    if depth:
+        out.append(("path_depth", max(WEIGHTS["path_depth"] * depth, WEIGHTS["path_depth_cap"])))
+    return tuple(out)
 
 
 def scope_chain(parent: str | None) -> list[str]:
@@ -578,7 +608,7 @@ def score(
     parts += kind_feature(cand.kind)
     parts += visibility_feature(cand.visibility)
     parts += qualifier
-    parts += path_features(cand.path, cand.name)
+    parts += path_features(cand.path, cand.name, cand.project)
     if extra:
         parts += extra
     return Scored(Score.of(parts), match)

@@ -162,3 +162,65 @@ def _statements(script: str) -> list[str]:
     if buf.strip():
         out.append(buf.strip())
     return out
+
+
+# --- m002: retrieval tables for fuzzy and typo search (owned by rq_engine.search) ----
+#
+# `names` holds each repository's distinct names with the keys the fuzzy layers
+# range-scan (fold = lower-case without joiners, consonant skeleton, initials);
+# `name_dels` is the typo deletion neighbourhood (crc32 of the name and of each
+# one-letter deletion). Per-row triggers only queue names (one small insert);
+# `store.derived.after_batch` computes the keys in Python per committed batch,
+# so the indexer never runs application functions inside SQL.
+M002_NAMES = """
+CREATE TABLE names (
+    id INTEGER PRIMARY KEY,
+    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    fold TEXT NOT NULL,
+    skel TEXT NOT NULL,
+    ini TEXT NOT NULL,
+    UNIQUE(repository_id, name)
+);
+CREATE INDEX idx_names_fold ON names(repository_id, fold);
+CREATE INDEX idx_names_skel ON names(repository_id, skel);
+CREATE INDEX idx_names_ini ON names(repository_id, ini);
+CREATE TABLE name_dels (
+    repository_id INTEGER NOT NULL,
+    key INTEGER NOT NULL,
+    name_id INTEGER NOT NULL,
+    PRIMARY KEY (repository_id, key, name_id)
+) WITHOUT ROWID;
+CREATE TABLE names_pending (
+    repository_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    gone INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (repository_id, name, gone)
+) WITHOUT ROWID;
+CREATE TRIGGER names_pending_ai AFTER INSERT ON symbols BEGIN
+    INSERT OR IGNORE INTO names_pending(repository_id, name, gone) VALUES (new.repository_id, new.name, 0);
+END;
+CREATE TRIGGER names_pending_ad AFTER DELETE ON symbols BEGIN
+    INSERT OR IGNORE INTO names_pending(repository_id, name, gone) VALUES (old.repository_id, old.name, 1);
+END;
+CREATE TRIGGER names_pending_au AFTER UPDATE OF name ON symbols BEGIN
+    INSERT OR IGNORE INTO names_pending(repository_id, name, gone) VALUES (old.repository_id, old.name, 1);
+    INSERT OR IGNORE INTO names_pending(repository_id, name, gone) VALUES (new.repository_id, new.name, 0);
+END;
+"""
+
+
+def m002_names(conn: sqlite3.Connection) -> None:
+    """Create the retrieval tables and backfill them from the symbols already stored."""
+    from rq_engine.store import derived  # deferred: derived imports the search keys
+
+    for stmt in _statements(M002_NAMES):
+        conn.execute(stmt)
+    conn.execute(
+        "INSERT OR IGNORE INTO names_pending(repository_id, name, gone) "
+        "SELECT DISTINCT repository_id, name, 0 FROM symbols"
+    )
+    derived.drain(conn)
+
+
+STEPS.append(("m002_names", m002_names))

@@ -1,0 +1,63 @@
+"""Retrieval keys of a name: folded form, consonant skeleton, initials, typo deletion keys.
+
+Shared by the writer (store/derived.py fills the `names` and `name_dels` tables)
+and the reader (search/retrieval.py computes the same keys for a query), so the
+two can never disagree. Stdlib only; no sqlite3.
+"""
+
+from __future__ import annotations
+
+import zlib
+from itertools import combinations
+
+from rq_engine.core.query import fold
+from rq_engine.core.scoring import initials, skeleton
+
+#: names shorter than this get no typo keys (a 1-2 edit typo of a 3-letter name is noise)
+MIN_TYPO_LEN = 4
+#: longer folded names are keyed on their first MAX_TYPO_LEN letters only
+MAX_TYPO_LEN = 40
+
+
+def name_keys(name: str) -> tuple[str, str, str]:
+    """(fold, skeleton, initials) of a stored name."""
+    return fold(name), skeleton(name), initials(name)
+
+
+def _key(text: str) -> int:
+    # crc32 is C-fast and deterministic across processes (hash() is salted);
+    # a collision only adds a candidate the scorer then rejects.
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def deletions(text: str, depth: int) -> set[str]:
+    """`text` and every string made by deleting up to `depth` of its letters."""
+    out = {text}
+    n = len(text)
+    for d in range(1, min(depth, n - 1) + 1):
+        for drop in combinations(range(n), d):
+            ds = set(drop)
+            out.add("".join(ch for i, ch in enumerate(text) if i not in ds))
+    return out
+
+
+def typo_keys(folded: str) -> set[int]:
+    """The stored side of the deletion neighbourhood: the name and its one-letter deletions.
+
+    A query's keys are its deletions up to two letters, so a shared key means
+    an insertion, deletion, substitution or swap of neighbours (two edits at
+    most, of which the name side contributes one): SymSpell's scheme with the
+    stored side kept at depth 1 (~len+1 rows a name instead of ~len²/2).
+    """
+    if len(folded) < MIN_TYPO_LEN:
+        return set()
+    f = folded[:MAX_TYPO_LEN]
+    return {_key(s) for s in deletions(f, 1)}
+
+
+def query_typo_keys(query_fold: str) -> set[int]:
+    if len(query_fold) < 3:
+        return set()
+    f = query_fold[:MAX_TYPO_LEN]
+    depth = 1 if len(f) < 5 else 2
+    return {_key(s) for s in deletions(f, depth) if len(s) >= MIN_TYPO_LEN - 1}

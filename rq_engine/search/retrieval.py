@@ -1,0 +1,274 @@
+"""Candidate retrieval: the SQL reads behind each pipeline layer, one small function each.
+
+Every read is bounded (LIMIT) and served by an index: `symbols(repository_id,
+name_lower)` for exact names, `names(repository_id, fold|skel|ini)` ranges for
+prefix, skeleton and first-letter scans, `name_dels` for typos, the trigram
+FTS for substrings. Retrieval only proposes; the scorer decides. Imports the
+stdlib and rq_engine.core/search only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rq_engine.core.scoring import could_match
+from rq_engine.search.keys import query_typo_keys
+
+_TOP = "\U0010ffff"
+#: FTS rows a substring lookup reads at most, across every repository
+FTS_SCAN = 20000
+
+_ROW_SQL = (
+    "SELECT s.id, s.name, s.kind, s.visibility, s.parent, s.line, s.end_line, s.language,"
+    " f.path, s.repository_id, s.file_id FROM symbols s JOIN files f ON f.id = s.file_id"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One stored definition, as decoded from the symbols/files join."""
+
+    id: int
+    name: str
+    kind: str
+    visibility: str
+    parent: str | None
+    line: int
+    end_line: int | None
+    language: str
+    path: str
+    repository_id: int
+    file_id: int
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Register the scorer's necessary condition so SQL drops rows before Python decodes them."""
+    conn.create_function("could_match", 2, _could_match_sql, deterministic=True)
+
+
+def _could_match_sql(name: object, query_fold: object) -> int:
+    return int(isinstance(name, str) and could_match(name, str(query_fold)))
+
+
+def _rows(cur: Iterable[Sequence[object]]) -> list[Row]:
+    return [Row(*r) for r in cur]  # type: ignore[arg-type]
+
+
+def symbols_named(
+    conn: sqlite3.Connection, repo: int, lowers: Sequence[str], limit: int
+) -> list[Row]:
+    """Every definition whose lower-cased name is one of `lowers` (index seeks)."""
+    if not lowers:
+        return []
+    out: list[Row] = []
+    # chunks keep the statement under SQLite's variable limit and the cache warm
+    uniq = list(dict.fromkeys(lowers))
+    for i in range(0, len(uniq), 200):
+        chunk = uniq[i : i + 200]
+        marks = ",".join("?" * len(chunk))
+        out += _rows(
+            conn.execute(
+                f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower IN ({marks}) LIMIT ?",
+                (repo, *chunk, limit - len(out)),
+            )
+        )
+        if len(out) >= limit:
+            break
+    return out
+
+
+def symbols_named_in_scope(
+    conn: sqlite3.Connection,
+    repo: int,
+    lowers: Sequence[str],
+    scope_last: str,
+    scope_files: Iterable[int],
+    limit: int,
+) -> list[Row]:
+    """Like symbols_named, filtered in SQL to rows the scope could answer: a parent
+    ending with it, or a file that declares it or whose path names it
+    (`scope_files`, see files_for_scope). A scoped query on a very common leaf
+    (`__init__`: ~10k rows in CPython) decodes only those."""
+    if not lowers:
+        return []
+    marks = ",".join("?" * len(lowers))
+    files = sorted(scope_files)[:900]
+    fmarks = ",".join("?" * len(files)) or "NULL"
+    low = _like_escape(scope_last.lower())
+    return _rows(
+        conn.execute(
+            f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower IN ({marks})"
+            f" AND (s.file_id IN ({fmarks}) OR lower(s.parent) LIKE ? ESCAPE '\\') LIMIT ?",
+            (repo, *lowers, *files, "%" + low, limit),
+        )
+    )
+
+
+def files_for_scope(conn: sqlite3.Connection, repo: int, scope_last: str) -> set[int]:
+    """Files whose path names the scope as a directory or file stem (`strings.Split`)."""
+    low = _like_escape(scope_last.lower())
+    return {
+        int(r[0])
+        for r in conn.execute(
+            "SELECT id FROM files WHERE repository_id = ?"
+            " AND ('/' || lower(path) LIKE ? ESCAPE '\\' OR '/' || lower(path) LIKE ? ESCAPE '\\')"
+            " LIMIT 900",
+            (repo, f"%/{low}/%", f"%/{low}.%"),
+        )
+    }
+
+
+def _like_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _glob_escape(ch: str) -> str:
+    return f"[{ch}]" if ch in "*?[]" else ch
+
+
+def names_fold_prefix(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
+    """Distinct names whose folded form starts with `folded` (exact included), shortest first
+    among the first `limit` in key order."""
+    if not folded:
+        return []
+    rows = conn.execute(
+        "SELECT name FROM names WHERE repository_id = ? AND fold >= ? AND fold < ? LIMIT ?",
+        (repo, folded, folded + _TOP, limit),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def names_skeleton_prefix(conn: sqlite3.Connection, repo: int, skel: str, limit: int) -> list[str]:
+    """Names whose consonant skeleton starts with the query's: dropped vowels, vowel typos."""
+    if len(skel) < 3:
+        return []
+    rows = conn.execute(
+        "SELECT name FROM names WHERE repository_id = ? AND skel >= ? AND skel < ? LIMIT ?",
+        (repo, skel, skel + _TOP, limit),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def subsequence_glob(folded: str) -> str:
+    """`ctxmgr` → `c*t*x*m*g*r*`: the in-order necessary condition, evaluated natively."""
+    return "*".join(_glob_escape(c) for c in folded) + "*"
+
+
+def names_first_letter_scan(
+    conn: sqlite3.Connection, repo: int, folded: str, limit: int
+) -> list[str]:
+    """Bounded scan of the names sharing the query's first letter, filtered by the
+    subsequence GLOB in C (no Python call per row): abbreviations and dropped letters."""
+    if len(folded) < 2:
+        return []
+    first = folded[0]
+    rows = conn.execute(
+        "SELECT name FROM names WHERE repository_id = ? AND fold >= ? AND fold < ?"
+        " AND fold GLOB ? LIMIT ?",
+        (repo, first, chr(ord(first) + 1), subsequence_glob(folded), limit),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def names_wildcard(conn: sqlite3.Connection, repo: int, raw: str, limit: int) -> list[str]:
+    """`a.b` with `.` as any one character, matched on lower-cased names (the retry
+    for a dotted query no scope answered)."""
+    low = raw.lower()
+    head = low.split(".", 1)[0]
+    pattern = "".join("?" if c == "." else _glob_escape(c) for c in low)
+    rows = conn.execute(
+        "SELECT DISTINCT s.name FROM symbols s WHERE s.repository_id = ?"
+        " AND s.name_lower >= ? AND s.name_lower < ? AND s.name_lower GLOB ? LIMIT ?",
+        (repo, head, head + _TOP, pattern, limit),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def names_typo(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
+    """Names sharing a deletion key with the query: within ~two edits (the scorer checks)."""
+    keys = sorted(query_typo_keys(folded))
+    if not keys:
+        return []
+    out: list[str] = []
+    for i in range(0, len(keys), 400):
+        chunk = keys[i : i + 400]
+        marks = ",".join("?" * len(chunk))
+        out += [
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT n.name FROM name_dels d JOIN names n ON n.id = d.name_id"
+                f" WHERE d.repository_id = ? AND d.key IN ({marks}) LIMIT ?",
+                (repo, *chunk, limit - len(out)),
+            )
+        ]
+        if len(out) >= limit:
+            break
+    return out
+
+
+def names_with_suffix_prefix(
+    conn: sqlite3.Connection, repo: int, folded: str, limit: int
+) -> list[tuple[int, str]]:
+    """For each split of the query (`bufscanner` → `buf` + `scanner`), names whose folded
+    form starts with the tail; the head may then name the package (checked by the scorer).
+    Returns (split index, name)."""
+    out: list[tuple[int, str]] = []
+    for i in range(2, len(folded) - 2):
+        tail = folded[i:]
+        for name in names_fold_prefix(conn, repo, tail, limit):
+            out.append((i, name))
+    return out
+
+
+def fts_substring(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[Row]:
+    """Symbols whose name contains the query (AND of its trigrams), could_match-filtered in SQL."""
+    if len(folded) < 3:
+        return []
+    grams = {folded[i : i + 3] for i in range(len(folded) - 2)}
+    if any('"' in g for g in grams):
+        return []
+    match = " AND ".join(f'"{g}"' for g in sorted(grams))
+    try:
+        # Driven from the FTS side (CROSS JOIN fixes the order): the planner would
+        # otherwise walk every symbol of the repository testing IN (~20 ms on Django).
+        return _rows(
+            conn.execute(
+                "SELECT s.id, s.name, s.kind, s.visibility, s.parent, s.line, s.end_line,"
+                " s.language, f.path, s.repository_id, s.file_id"
+                " FROM (SELECT rowid AS rid FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?) m"
+                " CROSS JOIN symbols s ON s.id = m.rid JOIN files f ON f.id = s.file_id"
+                " WHERE s.repository_id = ? AND could_match(s.name, ?) LIMIT ?",
+                (match, FTS_SCAN, repo, folded, limit),
+            )
+        )
+    except sqlite3.OperationalError:
+        return []  # a query FTS cannot parse has no substring candidates
+
+
+def files_matching(
+    conn: sqlite3.Connection, repo: int, text: str, limit: int
+) -> list[tuple[int, str, str | None]]:
+    """Files whose repo-relative path contains `text` (the path layer): (id, path, language)."""
+    like = "%" + _like_escape(text.lower()) + "%"
+    return [
+        (int(r[0]), str(r[1]), r[2])
+        for r in conn.execute(
+            "SELECT id, path, language FROM files WHERE repository_id = ?"
+            " AND lower(path) LIKE ? ESCAPE '\\' LIMIT ?",
+            (repo, like, limit),
+        )
+    ]
+
+
+def files_defining(conn: sqlite3.Connection, repo: int, name_lower: str) -> set[int]:
+    """Files that define a symbol of this name (where a scope is declared)."""
+    return {
+        int(r[0])
+        for r in conn.execute(
+            "SELECT DISTINCT file_id FROM symbols WHERE repository_id = ? AND name_lower = ?"
+            " LIMIT 200",
+            (repo, name_lower),
+        )
+    }
