@@ -361,16 +361,40 @@ def _first(item: tuple[int, int, Any]) -> tuple[int, int]:
 # and line number and makes the parse match TypeScript's. Only after a line that can
 # end a member (`A`, `)`, `]`, `>`, `}`; not `=>`), so a signature after `{` is left alone.
 # Only for .ts: in TSX a line starting with `<` is JSX.
-_SIGNATURE_LINE = re.compile(
-    rb"(^(?![ \t]*(?://|/?\*))[^\n]*[\w)\]>}](?<!=>)\r?\n[ \t]*)[ \t]"
-    rb"(?=(?:/\*(?:[^*]|\*(?!/))*\*/\s*|//[^\n]*\n\s*)*<)",
-    re.M,
-)
+_LINE_STARTS_WITH_LT = re.compile(rb"\n[ \t]+<")
+_MEMBER_END = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$)]>}")
 
 
 def separate_signatures(source: bytes) -> bytes:
-    """`source` with a `;` before each generic call signature that starts a line (same length)."""
-    return _SIGNATURE_LINE.sub(rb"\1;", source)
+    """`source` with a `;` before each generic call signature that starts a line (same length).
+
+    Found by one C-side regex scan for indented lines starting with `<` (~0.02 s on
+    Zod's 6 MB; a regex that also matched the comment blocks cost 0.4 s); only those
+    few lines are looked at in Python.
+    """
+    buf: bytearray | None = None
+    for m in _LINE_STARTS_WITH_LT.finditer(source):
+        at = place = m.start() + 1  # start of the `<` line
+        # walk up over the comment and blank lines directly above it: the `;` goes before them
+        while True:
+            prev_start = source.rfind(b"\n", 0, at - 1) + 1
+            prev = source[prev_start : at - 1].strip()
+            at = prev_start
+            if not prev:
+                if prev_start == 0:
+                    break
+                continue
+            if prev.startswith((b"//", b"*", b"/*")) or prev.endswith(b"*/"):
+                if source[prev_start : prev_start + 1] in (b" ", b"\t"):
+                    place = prev_start
+                continue
+            break
+        if not prev or prev[-1] not in _MEMBER_END or prev.endswith(b"=>"):
+            continue
+        if buf is None:
+            buf = bytearray(source)
+        buf[place] = 0x3B  # ";"
+    return source if buf is None else bytes(buf)
 
 
 def extract(grammar: str, query_file: str, language: str, source: bytes) -> list[Symbol]:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rq_engine.core.model import Kind, Symbol
-from rq_engine.lang import registry
+from rq_engine.lang import _tsjs, registry
+from rq_engine.lang.grammar import parse
 from rq_engine.lang.typescript import TypeScriptPlugin
 from tests.conftest import corpus
 
@@ -120,3 +121,30 @@ def test_zod_and_effect_definitions_the_benchmark_expects() -> None:
         ("acquireUseRelease", 13740),
     ]:
         _find(eff, name, line)
+
+
+def test_generic_call_signatures_on_their_own_lines_do_not_swallow_the_file() -> None:
+    # Effect's `dual` shape: without the repair, Tree-sitter reads `A\n<B>(…)` as `A<B>`
+    # and loses every definition after it
+    src = (
+        b"export const dual: {\n"
+        b"  <A>(self: A): A\n"
+        b"  /**\n   * docs\n   */\n"
+        b"  <B>(that: B): (self: B) => B\n"
+        b"  // comment\n\n"
+        b"  <\n    C\n  >(c: C): C\n"
+        b"} = impl\n"
+        b"export function after() {}\n"
+        b"const curried = (a: number) =>\n  <B>(b: B) => b\n"
+    )
+    fixed = _tsjs.separate_signatures(src)
+    assert len(fixed) == len(src) and fixed.count(b"\n") == src.count(b"\n")
+    assert fixed.count(b";") == 2  # before the doc comment and before `// comment`
+    assert parse("typescript", src).root_node.has_error  # what the grammar makes of it
+    assert not parse("typescript", fixed).root_node.has_error
+    got = [(s.name, s.kind, s.line) for s in TypeScriptPlugin().extract(src)]
+    assert got == [
+        ("dual", Kind.CONSTANT, 1),
+        ("after", Kind.FUNCTION, 13),
+        ("curried", Kind.FUNCTION, 14),
+    ]
