@@ -56,13 +56,15 @@ class PickerApp(App[Outcome]):
         print_only: bool = False,
         env: Mapping[str, str] | None = None,
         db_path: Path | None = None,
+        session: SearchSession | None = None,
         frozen_latency_ms: float | None = None,
     ) -> None:
+        """`frozen_latency_ms` fixes the latency the status line shows (snapshot tests)."""
         super().__init__()
         self.cwd = cwd
         self.env = os.environ if env is None else env
         self.print_only = print_only
-        self.session = SearchSession(cwd, db_path)
+        self.session = session or SearchSession(cwd, db_path)
         self._picker = PickerScreen(
             self.session,
             cwd=cwd,

@@ -11,6 +11,7 @@ finished empty and nothing newer arrived within NO_MATCH_DELAY.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from rq_engine.search.types import Batch, CancelToken, Hit
 from rq_tui.session import SearchSession
 from rq_tui.widgets import (
     ExplainPane,
+    QueryInput,
     ResultList,
     StatusLine,
     hit_key,
@@ -87,7 +89,8 @@ class PickerScreen(Screen[None]):
         Binding("ctrl+y", "copy", "Copy", show=False, priority=True),
         Binding("escape,ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("f1", "help", "Help", show=False, priority=True),
-        Binding("question_mark", "help_if_empty", "Help", show=False, priority=True),
+        # QueryInput leaves `?` to this binding only while the query is empty.
+        Binding("question_mark", "help", "Help", show=False, priority=True),
     ]
 
     def __init__(
@@ -117,7 +120,9 @@ class PickerScreen(Screen[None]):
         self.count: int | None = None
         self.latency_ms: float | None = None
         self.note = ""
-        # For bench/tui_latency.py: the query whose final batch is on screen, and when it got there.
+        # What reached the screen, newest last: (generation, layer, hits, final).
+        # Tests assert on it; bench/tui_latency.py reads final_query/final_rendered_at.
+        self.rendered: deque[tuple[int, str, int, bool]] = deque(maxlen=256)
         self.final_query: str | None = None
         self.final_rendered_at = 0.0
         self._no_match_timer: Timer | None = None
@@ -125,7 +130,9 @@ class PickerScreen(Screen[None]):
     # --- layout -----------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Input(value=self.initial_query, placeholder=HINT, id="query", select_on_focus=False)
+        yield QueryInput(
+            value=self.initial_query, placeholder=HINT, id="query", select_on_focus=False
+        )
         with Horizontal(id="body"):
             yield ResultList(id="results")
             yield ExplainPane(id="side")
@@ -133,7 +140,10 @@ class PickerScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#results", ResultList).can_focus = False
-        self.query_one("#query", Input).focus()
+        query = self.query_one("#query", Input)
+        if self.app.is_headless:
+            query.cursor_blink = False  # a blinking cursor would make snapshots racy
+        query.focus()
         self._refresh_status()
         self._describe(self.all_repos)
         self.start_search(self.initial_query)
@@ -190,6 +200,7 @@ class PickerScreen(Screen[None]):
         if msg.seq < self.newest_seq.get(msg.generation, 0):
             return  # superseded before we got to draw it
         batch = msg.batch
+        self.rendered.append((msg.generation, batch.layer, len(batch.hits), batch.final))
         self.state = batch.state or self.state
         self.note = "; ".join(batch.notes)
         results = self.query_one("#results", ResultList)
@@ -352,12 +363,3 @@ class PickerScreen(Screen[None]):
         from rq_tui.help import HelpScreen
 
         self.app.push_screen(HelpScreen())
-
-    def action_help_if_empty(self) -> None:
-        self.action_help()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # `?` opens the help only on an empty query: Ruby names end in `?` (empty?).
-        if action == "help_if_empty":
-            return not self.query_one("#query", Input).value
-        return True

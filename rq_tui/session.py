@@ -70,7 +70,8 @@ class SearchSession:
                     on_batch(batch)
             except Cancelled:
                 return False
-            return True
+            # The pipeline may also stop quietly (no final batch) when cancelled.
+            return not cancel.cancelled
 
     def close(self) -> None:
         with self._lock:

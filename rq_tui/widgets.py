@@ -14,7 +14,7 @@ from textual import events
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rq_engine.search.types import Hit
@@ -57,6 +57,16 @@ def name_with_matches(hit: Hit) -> Content:
         if 0 <= p < len(hit.name):
             content = content.stylize("bold underline $rq-match", offset + p, offset + p + 1)
     return content
+
+
+class QueryInput(Input):
+    """The query line. On an empty query `?` is the help key, not a letter: Ruby
+    names end in `?` (`empty?`), so once something is typed it is text again."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character == "?" and not self.value:
+            return False
+        return super().check_consume_key(key, character)
 
 
 class ResultList(OptionList):

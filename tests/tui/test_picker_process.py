@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import rq_bin
+from tests.conftest import Repo, rq_bin
+from tests.tui.fixture import build_shop
 from tests.tui.ptyproc import PtyProcess
 
 
@@ -36,3 +40,41 @@ def test_unknown_theme_is_one_line_and_exit_64(tmp_path: Path) -> None:
     assert p.wait() == 64
     lines = [ln for ln in p.text.splitlines() if ln.strip()]
     assert lines == [lines[0]] and lines[0].startswith("rq: unknown theme 'nope'")
+
+
+def test_print_writes_path_line_to_stdout_and_exits_0(make_repo: Callable[..., Repo]) -> None:
+    shop = build_shop(make_repo)
+    p = spawn("--print", "find_by_id", cwd=shop.root)
+    p.expect("find_by_id")
+    p.expect("? help")
+    time.sleep(0.2)
+    p.send("\r")
+    assert p.wait() == 0
+    assert p.stdout == "shop/orders.py:16\n"
+
+
+def test_enter_opens_the_editor_on_the_terminal_at_the_line(
+    make_repo: Callable[..., Repo], tmp_path: Path
+) -> None:
+    shop = build_shop(make_repo)
+    record = tmp_path / "argv.json"
+    exe = tmp_path / "bin" / "hx"  # helix: FILE:LINE
+    exe.parent.mkdir()
+    exe.write_text(
+        "#!/usr/bin/env python3\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'tty': os.isatty(0) and os.isatty(1)}}, open({str(record)!r}, 'w'))\n"
+        "sys.exit(7)\n"
+    )
+    exe.chmod(0o755)
+    p = PtyProcess(
+        [*rq_bin(), "refund_order"],
+        cwd=shop.root,
+        env={**os.environ, "EDITOR": str(exe)},
+    )
+    p.expect("refund_order")
+    p.expect("? help")
+    time.sleep(0.2)
+    p.send("\r")
+    assert p.wait() == 7  # the editor's exit code
+    got = json.loads(record.read_text())
+    assert got == {"argv": [f"{shop.root}/shop/refunds.py:18"], "tty": True}

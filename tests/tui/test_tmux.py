@@ -13,21 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rq_engine.index.indexer import index_under
-from rq_engine.store.db import connect
 from tests.conftest import Repo, rq_bin
+from tests.tui.fixture import build_shop
 from tests.tui.ptyproc import PtyProcess
-
-SHOP = '''class RefundProcessor:
-    """Refunds an order."""
-
-    def perform(self, order):
-        return order
-
-
-def refund_order(order_id):
-    return RefundProcessor().perform(order_id)
-'''
 
 
 def test_outside_tmux_it_says_so_and_exits_64(rq: Callable[..., object], tmp_path: Path) -> None:
@@ -67,13 +55,7 @@ class Tmux:
 
 @pytest.fixture
 def shop(make_repo: Callable[..., Repo]) -> Repo:
-    repo = make_repo({"shop/refunds.py": SHOP, "README.md": "shop\n"}, name="shop")
-    conn = connect()
-    try:
-        index_under(conn, repo.root)
-    finally:
-        conn.close()
-    return repo
+    return build_shop(make_repo)
 
 
 @pytest.fixture
@@ -135,11 +117,11 @@ def test_popup_picks_and_the_calling_pane_gets_the_choice(
         text = tmux.wait_pane("RQ-EXIT=", timeout=30)  # printf's output, not the typed command
         assert "RQ-EXIT=0" in text
         if print_only:
-            assert "shop/refunds.py:8" in text
+            assert "shop/refunds.py:18" in text
             assert not record.exists()
         else:
             got = json.loads(record.read_text())
-            assert got["argv"] == ["+8", str(shop.root / "shop" / "refunds.py")]
+            assert got["argv"] == ["+18", str(shop.root / "shop" / "refunds.py")]
             assert got["cwd"] == str(shop.root)
             assert got["tty"] is True  # it runs on the calling pane's terminal
             assert "EDITOR-GOT" in text

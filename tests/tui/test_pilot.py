@@ -1,0 +1,368 @@
+"""The picker driven headless with Textual's pilot, over the real engine and a real indexed repo."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.worker import WorkerState
+
+from rq_engine.search.types import Batch, CancelToken
+from rq_tui.app import Outcome, PickerApp, finish
+from rq_tui.help import HelpScreen
+from rq_tui.session import SearchSession
+from rq_tui.widgets import ResultList
+from tests.conftest import Repo
+from tests.tui.fixture import build_shop, build_warehouse
+
+SIZE = (120, 30)
+
+
+@pytest.fixture
+def shop(make_repo: Callable[..., Repo]) -> Repo:
+    return build_shop(make_repo)
+
+
+async def idle(pilot: Pilot[object], timeout: float = 20.0) -> None:
+    """Wait until no worker is pending or running (cancelled ones count as done)."""
+    for _ in range(int(timeout / 0.01)):
+        if not any(
+            w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers
+        ):
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("workers still running")
+
+
+async def settle(pilot: Pilot[object], extra: float = 0.0) -> None:
+    """Wait for every worker and the messages they posted (batches, then previews)."""
+    for _ in range(3):
+        await idle(pilot)
+        await pilot.pause(0.02)
+    if extra:
+        await pilot.pause(extra)
+
+
+def drive(app: PickerApp, script: Callable[[Pilot[object]], Awaitable[None]]) -> Outcome | None:
+    async def go() -> Outcome | None:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await script(pilot)
+        return app.return_value
+
+    return asyncio.run(go())
+
+
+def results(app: PickerApp) -> ResultList:
+    return app.picker.query_one("#results", ResultList)
+
+
+def names(app: PickerApp) -> list[str]:
+    return [h.name for h in results(app).hits]
+
+
+# --- searching ---------------------------------------------------------------
+
+
+def test_typing_five_characters_fast_cancels_the_earlier_searches(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root)
+
+    async def script(pilot: Pilot[object]) -> None:
+        before = len(app.picker.tokens)
+        await pilot.press(*"Refun")  # no waiting between keys
+        await settle(pilot)
+        tokens = app.picker.tokens[before:]
+        assert len(tokens) == 5
+        assert [t.cancelled for t in tokens] == [True, True, True, True, False]
+        assert app.picker.final_query == "Refun"
+        assert names(app)[:2] == ["RefundProcessor", "refund_order"]
+        # Nothing from an earlier keystroke was drawn after the last one started.
+        last = app.picker.generation
+        tail = [r for r in app.picker.rendered if r[0] == last]
+        assert tail and tail[-1][3] is True
+        assert app.picker.rendered[-1][0] == last
+
+    drive(app, script)
+
+
+class SteppedSession(SearchSession):
+    """The real session and engine, with a gate after each non-final batch.
+
+    A search stopped at the gate resumes when its token is cancelled (the next
+    keystroke) or when the test opens the gate: a slow engine without timing.
+    `finals[query]` records whether the engine went on to yield a final batch.
+    """
+
+    def __init__(self, cwd: Path) -> None:
+        super().__init__(cwd)
+        self.gate = threading.Event()
+        self.finals: dict[str, bool] = {}
+        self.completed: dict[str, bool] = {}
+
+    def run(
+        self, query: str, *, cancel: CancelToken, on_batch: Callable[[Batch], None], **kw: object
+    ) -> bool:  # type: ignore[override]
+        self.finals[query] = False
+
+        def gated(batch: Batch) -> None:
+            on_batch(batch)
+            if batch.final:
+                self.finals[query] = True
+                return
+            while not (cancel.cancelled or self.gate.is_set()):
+                self.gate.wait(0.01)
+
+        done = super().run(query, cancel=cancel, on_batch=gated, **kw)  # type: ignore[arg-type]
+        self.completed[query] = done
+        return done
+
+
+def test_a_keystroke_stops_the_running_search_inside_the_engine(shop: Repo) -> None:
+    session = SteppedSession(shop.root)
+    app = PickerApp(cwd=shop.root, session=session)
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press(*"Refun")
+        session.gate.set()  # let the last search finish
+        await settle(pilot)
+        # Each earlier search was held after its first batch; the next key's
+        # token cancel made the engine stop before its final batch.
+        for q in ("R", "Re", "Ref", "Refu"):
+            assert session.finals.get(q) is False, q
+            assert session.completed.get(q) is False, q
+        assert session.finals["Refun"] is True and session.completed["Refun"] is True
+        assert names(app)[:2] == ["RefundProcessor", "refund_order"]
+
+    drive(app, script)
+
+
+def test_the_list_updates_as_batches_arrive(shop: Repo) -> None:
+    session = SteppedSession(shop.root)
+    app = PickerApp(cwd=shop.root, session=session)
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press(*"Refun")
+        for _ in range(200):  # the first (prefix) batch is drawn while the engine is held
+            await pilot.pause(0.01)
+            if any(r[0] == app.picker.generation for r in app.picker.rendered):
+                break
+        gen = app.picker.generation
+        first = [r for r in app.picker.rendered if r[0] == gen]
+        assert first == [(gen, "prefix", 2, False)]
+        assert names(app) == ["RefundProcessor", "refund_order"]
+        assert app.picker.final_query is None  # the search is still running
+        session.gate.set()
+        await settle(pilot)
+        assert [r for r in app.picker.rendered if r[0] == gen][-1] == (gen, "fuzzy", 3, True)
+        assert names(app) == [
+            "RefundProcessor",
+            "refund_order",
+            "test_refund_order_refunds_the_total",
+        ]
+        assert app.picker.final_query == "Refun"
+
+    drive(app, script)
+
+
+def test_no_matches_appears_only_after_the_delay(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="Refund")
+
+    async def script(pilot: Pilot[object]) -> None:
+        assert names(app)[0] == "RefundProcessor"
+        await pilot.press(*"zzq")
+        await idle(pilot)
+        await pilot.pause(0.01)
+        # The search has finished empty, but the old rows stay for a moment.
+        assert app.picker.final_query == "Refundzzq" or app.picker.count == 0
+        assert results(app).hits  # no flicker to an empty list
+        await pilot.pause(0.3)
+        assert results(app).hits == []
+        assert "no matches" in str(results(app).get_option_at_index(0).prompt)
+
+    drive(app, script)
+
+
+def test_prefilled_query_searches_at_start_and_status_shows_the_repository(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="refund_order")
+
+    async def script(pilot: Pilot[object]) -> None:
+        assert names(app) == ["refund_order"]
+        status = str(app.picker.query_one("#status").render())
+        assert "github.com/acme/shop" in status and "complete" in status and "1 result" in status
+
+    drive(app, script)
+
+
+# --- keys ----------------------------------------------------------------------
+
+
+def test_movement_keys(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="ord")
+
+    async def script(pilot: Pilot[object]) -> None:
+        lst = results(app)
+        n = len(lst.hits)
+        assert n >= 4 and lst.highlighted == 0
+        seen = []
+        for key in ("down", "ctrl+n", "up", "ctrl+p", "end", "home", "pagedown", "pageup"):
+            await pilot.press(key)
+            seen.append(lst.highlighted)
+        assert seen == [1, 2, 1, 0, n - 1, 0, n - 1, 0]
+        # Typing still goes to the query while the list moves.
+        assert app.picker.query_one("#query").value == "ord"  # type: ignore[attr-defined]
+
+    drive(app, script)
+
+
+def test_a_click_selects_the_row(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="ord")
+
+    async def script(pilot: Pilot[object]) -> None:
+        assert await pilot.click("#results", offset=(5, 2))
+        await settle(pilot)
+        assert results(app).highlighted == 2
+        assert app.return_value is None  # a single click does not open
+
+    drive(app, script)
+
+
+def test_tab_toggles_the_explain_pane(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="Refund")
+
+    async def script(pilot: Pilot[object]) -> None:
+        side = app.picker.query_one("#side")
+        assert side.display
+        assert "score" in str(app.picker.query_one("#explain").render())
+        await pilot.press("tab")
+        assert not side.display
+        await pilot.press("tab")
+        assert side.display
+
+    drive(app, script)
+
+
+def test_ctrl_a_toggles_all_repositories(shop: Repo, make_repo: Callable[..., Repo]) -> None:
+    build_warehouse(make_repo)
+    app = PickerApp(cwd=shop.root, query="refund")
+
+    async def script(pilot: Pilot[object]) -> None:
+        assert "refund_restock" not in names(app)
+        await pilot.press("ctrl+a")
+        await settle(pilot)
+        assert "refund_restock" in names(app)
+        hit = next(h for h in results(app).hits if h.name == "refund_restock")
+        assert hit.repository == "github.com/acme/warehouse"
+        assert "all repositories" in str(app.picker.query_one("#status").render())
+        await pilot.press("ctrl+a")
+        await settle(pilot)
+        assert "refund_restock" not in names(app)
+
+    drive(app, script)
+
+
+def test_ctrl_y_copies_path_and_line(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="refund_order")
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "shop/refunds.py:18"
+
+    drive(app, script)
+
+
+def test_question_mark_is_help_on_an_empty_query_and_a_letter_otherwise(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root)
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.picker
+        assert app.return_value is None  # esc closed the help, not the picker
+        await pilot.press("e", "question_mark")
+        assert app.picker.query_one("#query").value == "e?"  # type: ignore[attr-defined]
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+    drive(app, script)
+
+
+# --- leaving -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["ctrl+c", "escape"])
+def test_quit_keys_exit_130_with_nothing_to_print(shop: Repo, key: str) -> None:
+    app = PickerApp(cwd=shop.root, query="Refund")
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press(key)
+
+    outcome = drive(app, script)
+    assert outcome is not None
+    assert (outcome.code, outcome.printed, outcome.command) == (130, None, None)
+    assert finish(outcome, shop.root) == 130
+
+
+def test_print_mode_prints_path_line_relative_to_cwd(
+    shop: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = PickerApp(cwd=shop.root / "shop", query="find_by_id", print_only=True)
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("enter")
+
+    outcome = drive(app, script)
+    assert outcome is not None and outcome.printed == "orders.py:16"
+    assert finish(outcome, shop.root) == 0
+    assert capsys.readouterr().out == "orders.py:16\n"
+
+
+def stand_in_editor(tmp_path: Path) -> tuple[Path, Path]:
+    record = tmp_path / "argv.json"
+    exe = tmp_path / "bin" / "nvim"
+    exe.parent.mkdir(exist_ok=True)
+    exe.write_text(
+        "#!/usr/bin/env python3\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}, open({str(record)!r}, 'w'))\n"
+    )
+    exe.chmod(0o755)
+    return exe, record
+
+
+def test_enter_runs_the_editor_with_the_right_arguments(shop: Repo, tmp_path: Path) -> None:
+    exe, record = stand_in_editor(tmp_path)
+    env = {**os.environ, "VISUAL": f"{exe} -R"}
+    app = PickerApp(cwd=shop.root, query="RefundProcessor", env=env)
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("down", "enter")  # the second row: its method or the function
+
+    outcome = drive(app, script)
+    assert outcome is not None and outcome.command is not None and outcome.hit is not None
+    assert finish(outcome, shop.root) == 0
+    got = json.loads(record.read_text())
+    assert got["argv"] == ["-R", f"+{outcome.hit.line}", str(shop.root / outcome.hit.path)]
+    assert got["cwd"] == str(shop.root)
+
+
+def test_a_missing_editor_is_a_visible_error_and_the_picker_stays(shop: Repo) -> None:
+    env = {**os.environ, "EDITOR": "no-such-editor-anywhere"}
+    app = PickerApp(cwd=shop.root, query="refund_order", env=env)
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.return_value is None and app.is_running
+        messages = [n.message for n in app._notifications]
+        assert any("no-such-editor-anywhere" in m and "$EDITOR" in m for m in messages)
+
+    drive(app, script)
