@@ -5,8 +5,8 @@ Imports nothing heavy at module level; tree_sitter loads inside extract().
 Items inside item-position macro blocks (Tokio's `cfg_rt! { pub struct Runtime … }`) are
 token trees to Tree-sitter, yet they are the real definitions: the token tree's text is
 re-parsed as Rust and its items emitted at their absolute lines, with the parent the
-macro sits in (recursively, MAX_MACRO_DEPTH deep). Tokio 1.24 has ~600 such blocks;
-re-parsing them costs ~10% of its extraction time.
+macro sits in (recursively, MAX_MACRO_DEPTH deep). Tokio 1.24 has 436 such blocks
+holding 16% of its bytes, which are therefore parsed twice (~15% of its extraction time).
 """
 
 from __future__ import annotations

@@ -148,3 +148,32 @@ def test_generic_call_signatures_on_their_own_lines_do_not_swallow_the_file() ->
         ("after", Kind.FUNCTION, 13),
         ("curried", Kind.FUNCTION, 14),
     ]
+
+
+def test_class_fields_holding_a_wrapped_function_are_methods() -> None:
+    src = (
+        b"class R {\n"
+        b"  static make = Effect.fnUntraced(function* (a: number) {\n  })\n"
+        b"  other = compute(1)\n"
+        b"  private cb = wrap((x: number) => x, 1)\n"
+        b"}\n"
+    )
+    got = [
+        (s.name, s.kind, s.line, s.end_line, s.visibility.value)
+        for s in TypeScriptPlugin().extract(src)
+    ]
+    assert got == [
+        ("R", Kind.CLASS, 1, 6, "unknown"),
+        ("make", Kind.METHOD, 2, 3, "public"),
+        ("cb", Kind.METHOD, 5, 5, "private"),
+    ]
+
+
+def test_top_level_visibility_follows_es_module_exports() -> None:
+    script = b"function a() {}\nclass B {}\n"
+    module = (
+        b"import x from 'y';\nfunction a() {}\nexport class B {}\nconst c = 1;\nexport { c };\n"
+    )
+    vis = lambda src: [(s.name, s.visibility.value) for s in TypeScriptPlugin().extract(src)]  # noqa: E731
+    assert vis(script) == [("a", "unknown"), ("B", "unknown")]
+    assert vis(module) == [("a", "private"), ("B", "public"), ("c", "public")]

@@ -8,6 +8,10 @@
 (class_body (method_definition) @def)
 (class_body (field_definition
   value: [(arrow_function) (function_expression) (generator_function)]) @def)
+; a wrapped function is a method too: `static make = Effect.fnUntraced(function* () {…})`
+(class_body (field_definition
+  value: (call_expression
+    arguments: (arguments [(arrow_function) (function_expression) (generator_function)]))) @def)
 
 ; module-level declarators (direct and exported)
 (program [(lexical_declaration (variable_declarator) @def)

@@ -19,6 +19,10 @@
 (class_body (abstract_method_signature) @def)
 (class_body (public_field_definition
   value: [(arrow_function) (function_expression) (generator_function)]) @def)
+; a wrapped function is a method too: `static make = Effect.fnUntraced(function* () {…})`
+(class_body (public_field_definition
+  value: (call_expression
+    arguments: (arguments [(arrow_function) (function_expression) (generator_function)]))) @def)
 (interface_body (method_signature) @def)
 ; function-typed members are methods to a reader: `readonly run: <A>(a: A) => Effect<A>`
 (interface_body (property_signature type: (type_annotation (function_type))) @def)
