@@ -1,0 +1,150 @@
+"""`rq -q` end to end: the real rq process against real git repositories."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import Repo, Run
+
+SRC = {
+    "app/models.py": "class Order:\n    def total(self):\n        return 1\n\n\ndef make_order():\n    pass\n",
+    "app/views.py": "def order_view(request):\n    pass\n",
+    "tests/test_models.py": "class Order:\n    pass\n",
+}
+
+
+def indexed(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> Repo:
+    repo = make_repo(SRC)
+    r = rq("--index", str(repo.root))
+    assert r.code == 0, r.err
+    return repo
+
+
+def test_plain_output_ranked_path_line_kind_name(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = indexed(make_repo, rq)
+    r = rq("-q", "Order", cwd=repo.root)
+    assert r.code == 0
+    assert r.err == ""
+    # exact matches first (the canonical one before the test copy), then prefixes
+    assert r.out.splitlines() == [
+        "app/models.py:1  class  Order",
+        "tests/test_models.py:1  class  Order",
+        "app/views.py:1  function  order_view",
+    ]
+
+
+def test_paths_are_relative_to_the_working_directory(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = indexed(make_repo, rq)
+    r = rq("-q", "Order.total", cwd=repo.root / "tests")
+    assert r.out.splitlines() == ["../app/models.py:2  method  Order.total"]
+
+
+def test_fuzzy_typo_and_separators(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
+    repo = indexed(make_repo, rq)
+    assert rq("-q", "--limit", "1", "mkordr", cwd=repo.root).out.startswith("app/models.py:6 ")
+    assert rq("-q", "--limit", "1", "makeorder", cwd=repo.root).out.startswith("app/models.py:6 ")
+    assert rq("-q", "--limit", "1", "oredr_view", cwd=repo.root).out.startswith("app/views.py:1 ")
+
+
+def test_json_and_ndjson(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
+    repo = indexed(make_repo, rq)
+    arr = json.loads(rq("-q", "--json", "Order", cwd=repo.root).out)
+    assert [o["path"] for o in arr] == ["app/models.py", "tests/test_models.py", "app/views.py"]
+    first = arr[0]
+    assert first["line"] == 1 and first["end_line"] == 3
+    assert first["name"] == "Order" and first["qualified"] == "Order"
+    assert first["kind"] == "class" and first["language"] == "python"
+    assert first["repository"] == f"local:{repo.root.resolve()}"
+    assert isinstance(first["score"], float) and "explain" not in first
+    lines = rq("-q", "--ndjson", "--explain", "--limit", "1", "Order", cwd=repo.root).out
+    objs = [json.loads(x) for x in lines.splitlines()]
+    assert len(objs) == 1
+    feats = {p["feature"] for p in objs[0]["explain"]}
+    assert {"exact", "case", "kind"} <= feats
+
+
+def test_explain_for_humans(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
+    repo = indexed(make_repo, rq)
+    out = rq("-q", "--explain", "--limit", "2", "Order", cwd=repo.root).out.splitlines()
+    assert out[0] == "app/models.py:1  class  Order"
+    assert any(line.split()[:2] == ["path_test", "-60.0"] for line in out)
+    assert any(line.split()[0] == "total" for line in out)
+
+
+def test_limit(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
+    repo = indexed(make_repo, rq)
+    assert len(rq("-q", "--limit", "1", "Order", cwd=repo.root).out.splitlines()) == 1
+
+
+def test_definitive_miss_exits_1_with_nothing_printed(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = indexed(make_repo, rq)
+    r = rq("-q", "Zebra", cwd=repo.root)
+    assert (r.code, r.out, r.err) == (1, "", "")
+
+
+def test_usage_errors_exit_64_with_one_line(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = indexed(make_repo, rq)
+    for args in (("-q", "--limit", "0", "x"), ("-q", "--json", "--ndjson", "x"), ("-q",)):
+        r = rq(*args, cwd=repo.root)
+        assert r.code == 64, args
+        assert r.out == ""
+        assert len(r.err.splitlines()) == 1 and r.err.startswith("rq: "), r.err
+
+
+def test_unindexed_git_repo_is_indexed_first(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    r = rq("-q", "make_order", cwd=repo.root)
+    assert r.code == 0, r.err
+    assert r.out.startswith("app/models.py:6  function  make_order")
+    # then a miss there is definitive
+    assert rq("-q", "Zebra", cwd=repo.root).code == 1
+
+
+def test_non_git_directory_needs_rq_index(
+    tmp_path_factory: pytest.TempPathFactory, rq: Callable[..., Run]
+) -> None:
+    d = tmp_path_factory.mktemp("plain")
+    (d / "a.py").write_text("def hello():\n    pass\n")
+    r = rq("-q", "hello", cwd=d)
+    assert r.code == 2 and r.out == ""
+    assert r.err.strip() == f"rq: {d.resolve()} is not indexed; run rq --index {d.resolve()}"
+    assert rq("--index", str(d)).code == 0
+    assert rq("-q", "hello", cwd=d).out.startswith("a.py:1  function  hello")
+
+
+def test_piped_rq_query_behaves_as_rq_q(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = indexed(make_repo, rq)
+    a = rq("Order", cwd=repo.root)  # stdout is a pipe here
+    b = rq("-q", "Order", cwd=repo.root)
+    assert (a.code, a.out) == (b.code, b.out)
+
+
+def test_no_colour_off_a_terminal(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
+    repo = indexed(make_repo, rq)
+    assert "\x1b[" not in rq("-q", "Order", cwd=repo.root).out
+
+
+def test_other_repositories_only_with_all_repos(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    a = indexed(make_repo, rq)
+    b = make_repo({"lib.py": "class Invoice:\n    pass\n"}, name="other")
+    assert rq("--index", str(b.root)).code == 0
+    assert rq("-q", "Invoice", cwd=a.root).code == 1
+    r = rq("-q", "--all-repos", "Invoice", cwd=a.root)
+    assert r.code == 0 and r.out.startswith("../other/lib.py:1  class  Invoice")

@@ -1,0 +1,47 @@
+"""`rq -q` on a hit loads no UI, parser or agent library (each costs tens of ms to import)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+
+from tests.conftest import Repo, Run
+
+HEAVY = ("textual", "rich", "tree_sitter", "tree_sitter_language_pack", "mcp")
+
+# Runs the real CLI entry point in-process, then reports what got imported.
+PROBE = """
+import io, json, sys
+from rq_engine.cli.main import main
+out = io.StringIO()
+real, sys.stdout = sys.stdout, out
+code = main(sys.argv[1:])
+sys.stdout = real
+print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_a_hit_imports_nothing_heavy(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(
+        {"a.py": "class Widget:\n    pass\n", "b.py": "def widget_factory():\n    pass\n"}
+    )
+    assert rq("--index", str(repo.root)).code == 0
+    for query in ("Widget", "wdgtfact", "Wigdet"):  # exact, fuzzy, typo layers
+        p = subprocess.run(
+            [sys.executable, "-c", PROBE, "-q", query],
+            cwd=repo.root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode == 0, p.stderr
+        report = json.loads(p.stdout)
+        assert report["code"] == 0 and report["out"], (query, report["out"])
+        loaded = [m for m in report["modules"] if m.split(".")[0] in HEAVY]
+        assert loaded == [], (query, loaded)
+        # the indexer (and with it the parse pool) is only for first-time indexing
+        assert "rq_engine.index.indexer" not in report["modules"]
