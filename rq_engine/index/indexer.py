@@ -62,7 +62,7 @@ class IndexStats:
     files_indexed: int = 0  # parsed and written this pass
     files_unchanged: int = 0  # mtime+size short-circuit, or same content hash
     files_deleted: int = 0  # rows removed: deleted, renamed away, now ignored/skipped
-    files_skipped: int = 0  # binary or oversized
+    files_skipped: int = 0  # binary, oversized or minified
     files_failed: int = 0  # unreadable, not a regular file, no plugin, parse error
     files_bad_encoding: int = 0  # not UTF-8; still parsed and indexed (counted in files_indexed)
     symbols: int = 0  # symbol rows written this pass

@@ -17,27 +17,28 @@ from tests.index.conftest import dump
 def test_bad_files_are_counted_and_the_rest_indexed(
     make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RQ_MAX_FILE_BYTES", "2000")
+    monkeypatch.setenv("RQ_MAX_FILE_BYTES", "20000")
     repo = make_repo({"good.py": "def good():\n    pass\n"}, commit=False)
     (repo.root / "binary.py").write_bytes(b"def bin():\n    pass\n\x00\x01\x02")
-    repo.write("big.py", "def big():\n    pass\n" + "# pad\n" * 1000)
+    repo.write("big.py", "def big():\n    pass\n" + "# pad\n" * 4000)
+    repo.write("bundle.min.js", "function mini(){return 1}" + ";var a=1" * 2100 + "\n")
     (repo.root / "latin.py").write_bytes(
         "def caf\xe9_x():\n    pass\n\ndef plain():\n    pass\n".encode("latin-1")
     )
     os.symlink("missing-target.py", repo.root / "dangling.py")
     s = index_under(db, repo.root, workers=1)
     assert s.complete
-    assert s.files_seen == 5
-    assert s.files_skipped == 2  # binary + oversized
+    assert s.files_seen == 6
+    assert s.files_skipped == 3  # binary + oversized + minified
     assert s.files_failed == 1  # dangling symlink
     assert s.files_bad_encoding == 1 and s.files_indexed == 2  # latin.py is still indexed
     assert any("dangling.py: dangling symlink" in e for e in s.errors)
     names = {r[1] for r in dump(db)}
-    assert {"good", "plain"} <= names and not {"bin", "big"} & names
+    assert {"good", "plain"} <= names and not {"bin", "big", "mini"} & names
     cov = db.execute(
         "SELECT status, files_seen, files_indexed, files_skipped, files_failed FROM coverage"
     ).fetchone()
-    assert cov == ("complete", 5, 2, 2, 1)
+    assert cov == ("complete", 6, 2, 3, 1)
 
 
 def test_a_file_that_turns_binary_loses_its_rows(
