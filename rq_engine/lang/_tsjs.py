@@ -384,6 +384,10 @@ def separate_signatures(source: bytes) -> bytes:
                 if prev_start == 0:
                     break
                 continue
+            if prev.endswith(b"*/"):  # a whole block comment in one step (JSDoc runs ~20 lines)
+                opened = source.rfind(b"/*", 0, at)
+                if opened >= 0:
+                    prev_start = at = source.rfind(b"\n", 0, opened) + 1
             if prev.startswith((b"//", b"*", b"/*")) or prev.endswith(b"*/"):
                 if source[prev_start : prev_start + 1] in (b" ", b"\t"):
                     place = prev_start
