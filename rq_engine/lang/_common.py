@@ -3,11 +3,11 @@
 Imports tree-sitter only through rq_engine.lang.grammar, lazily (this module is
 imported by plugin modules, which the registry imports on first extract()).
 
-The plugins share one strategy: run ONE compiled query over the tree (the C side
-walks every node), then do Python work only on the captured definition nodes,
-in source order, with a stack of enclosing scopes built from byte ranges. On
-Django that is ~0.25 s of Python for ~0.15 M captures, against ~1.6 s of parsing;
-visiting every node in Python instead costs ~10x more.
+Ruby's strategy: run ONE compiled query over the tree (the C side walks every
+node), then do Python work only on the captured nodes, in source order, against
+a stack of enclosing scopes built from byte ranges (`in_order`). Go's query is
+rooted at source_file and needs no stack. Python walks statements instead (see
+python.py: its definitions are statements, so a query's full walk is the waste).
 """
 
 from __future__ import annotations
