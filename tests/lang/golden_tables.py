@@ -80,3 +80,44 @@ def check_registry_agrees(plugin: LanguagePlugin) -> None:
     assert registry.scope_separators()[plugin.name] == plugin.scope_separator
     for ext in plugin.extensions:
         assert registry.language_for_path(f"dir/file{ext}") == plugin.name
+
+
+def ctags_recall(root: Path, language: str, ctags_language: str, kinds: set[str]) -> float:
+    """Share of universal-ctags (file, name) definitions of `kinds` the plugin also emits."""
+    import json
+    import os
+    import subprocess
+
+    files = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if x != ".git"]
+        for n in names:
+            rel = os.path.relpath(os.path.join(d, n), root)
+            if registry.language_for_path(rel) == language:
+                files.append(rel)
+    out = subprocess.run(
+        [
+            "ctags",
+            f"--language-force={ctags_language}",
+            "--output-format=json",
+            "-L",
+            "-",
+            "-f",
+            "-",
+        ],
+        cwd=root,
+        input="\n".join(files),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=True,
+    ).stdout
+    theirs = set()
+    for line in out.splitlines():
+        tag = json.loads(line)
+        if tag.get("kind") in kinds:
+            theirs.add((tag["path"], tag["name"]))
+    plugin = registry.plugin(language)
+    ours = {(rel, s.name) for rel in files for s in plugin.extract((root / rel).read_bytes())}
+    assert theirs, "ctags found nothing: the comparison would be vacuous"
+    return len(theirs & ours) / len(theirs)

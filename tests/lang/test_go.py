@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rq_engine.lang.go import GoPlugin, receiver_type
+from tests.conftest import corpus, have
 from tests.lang.golden_tables import (
     FIXTURES,
     check_golden,
     check_never_raises,
     check_registry_agrees,
+    ctags_recall,
 )
 
 
@@ -30,3 +34,11 @@ def test_receiver_type() -> None:
     assert receiver_type("(t *T)") == "T"
     assert receiver_type("(b *(Buf))") == "Buf"
     assert receiver_type("()") == ""
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not have("ctags"), reason="universal-ctags not installed")
+def test_recall_against_ctags_on_go_net_http() -> None:
+    root = corpus("gostd") / "src" / "net" / "http"
+    kinds = {"func", "methodSpec", "struct", "interface", "type"}
+    assert ctags_recall(root, "go", "Go", kinds) >= 0.95

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rq_engine.core.model import Visibility
 from rq_engine.lang import registry
 from rq_engine.lang.ruby import RubyPlugin
+from tests.conftest import corpus, have
 from tests.lang.golden_tables import (
     FIXTURES,
     check_golden,
     check_never_raises,
     check_registry_agrees,
+    ctags_recall,
 )
 
 
@@ -52,3 +56,11 @@ def test_visibility_prefix_forms() -> None:
         "z": "protected",
         "g": "public",
     }
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not have("ctags"), reason="universal-ctags not installed")
+def test_recall_against_ctags_on_sinatra() -> None:
+    root = corpus("sinatra")
+    kinds = {"class", "module", "method", "singletonMethod"}
+    assert ctags_recall(root, "ruby", "Ruby", kinds) >= 0.95
