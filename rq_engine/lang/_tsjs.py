@@ -274,6 +274,11 @@ class _Extractor:
         if name_node is None or holder is None:
             return
         name = _member_name(name_node)
+        if holder.type == "arguments":  # `const X = factory(…, { m() {} })`
+            call = holder.parent
+            holder = call.parent if call is not None else None
+            if holder is None:
+                return
         if holder.type == "variable_declarator":
             owner_node = holder.child_by_field_name("name")
             if owner_node is None:

@@ -177,3 +177,21 @@ def test_top_level_visibility_follows_es_module_exports() -> None:
     vis = lambda src: [(s.name, s.visibility.value) for s in TypeScriptPlugin().extract(src)]  # noqa: E731
     assert vis(script) == [("a", "unknown"), ("B", "unknown")]
     assert vis(module) == [("a", "private"), ("B", "public"), ("c", "public")]
+
+
+def test_methods_handed_to_the_factory_of_a_named_value_belong_to_it() -> None:
+    # Zod v4: `export const ZodObject = core.$constructor("ZodObject", init, { extend() {…} })`
+    src = (
+        b"export const Comp = /*@__PURE__*/ factory(\n"
+        b"  'Comp',\n"
+        b"  (inst) => {},\n"
+        b"  {\n    extend(x) {\n      return x\n    },\n    name: 'c',\n    run: () => 1,\n  }\n)\n"
+        b"function f() {\n  const local = make({ m() {} })\n}\n"
+    )
+    got = [(s.parent, s.name, s.kind, s.line, s.end_line) for s in TypeScriptPlugin().extract(src)]
+    assert got == [
+        (None, "Comp", Kind.CONSTANT, 1, 11),
+        ("Comp", "extend", Kind.METHOD, 5, 7),
+        ("Comp", "run", Kind.METHOD, 9, 9),
+        (None, "f", Kind.FUNCTION, 12, 14),  # locals inside f, and their objects, are not API
+    ]

@@ -60,6 +60,13 @@
   name: (identifier)
   value: (object [(method_definition) @member
                   (pair key: (_) value: [(arrow_function) (function_expression) (generator_function)]) @member]))
+; ...and an object of methods handed to the factory that makes the named value:
+; `export const ZodObject = core.$constructor("ZodObject", init, { extend() {…} })`
+(variable_declarator
+  name: (identifier)
+  value: (call_expression
+    arguments: (arguments (object [(method_definition) @member
+                                   (pair key: (_) value: [(arrow_function) (function_expression) (generator_function)]) @member]))))
 (assignment_expression
   left: (member_expression)
   right: (object [(method_definition) @member
