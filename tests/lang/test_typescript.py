@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rq_engine.core.model import Kind, Symbol
-from rq_engine.lang import _tsjs, registry
+from rq_engine.lang import _tsrepair, registry
 from rq_engine.lang.grammar import parse
 from rq_engine.lang.typescript import TypeScriptPlugin
 from tests.conftest import corpus
@@ -137,7 +137,7 @@ def test_generic_call_signatures_on_their_own_lines_do_not_swallow_the_file() ->
         b"export function after() {}\n"
         b"const curried = (a: number) =>\n  <B>(b: B) => b\n"
     )
-    fixed = _tsjs.separate_signatures(src)
+    fixed = _tsrepair.separate_signatures(src)
     assert len(fixed) == len(src) and fixed.count(b"\n") == src.count(b"\n")
     assert fixed.count(b";") == 2  # before the doc comment and before `// comment`
     assert parse("typescript", src).root_node.has_error  # what the grammar makes of it
