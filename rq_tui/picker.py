@@ -168,7 +168,7 @@ class PickerScreen(Screen[None]):
         if not query.strip():
             token.cancel()
             self.count = None
-            self.query_one("#results", ResultList).show_placeholder(HINT)
+            self.query_one("#results", ResultList).show_placeholder("")
             self._highlight_changed()
             self._refresh_status()
             return

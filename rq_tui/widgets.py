@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -37,6 +38,14 @@ def display_path(hit: Hit, cwd: str) -> str:
 
 def location(hit: Hit, cwd: str) -> str:
     return f"{display_path(hit, cwd)}:{hit.line}"
+
+
+def short_repository(identity: str) -> str:
+    """`github.com/acme/shop` -> `acme/shop`; `local:/home/me/src/shop` -> `shop`."""
+    if identity.startswith("local:"):
+        return os.path.basename(identity[len("local:") :].rstrip("/")) or identity
+    parts = identity.strip("/").split("/")
+    return "/".join(parts[-2:]) if len(parts) >= 3 else identity
 
 
 def hit_key(hit: Hit) -> tuple[str, str, int, str]:
@@ -70,7 +79,7 @@ class QueryInput(Input):
 
 
 class ResultList(OptionList):
-    """The live result list: one row per hit, `path:line  kind  qualified.name  [repo]`."""
+    """The live result list: one row per hit, `[repo]  path:line  kind  qualified.name`."""
 
     class Open(Message):
         """A result was double-clicked: open it."""
@@ -95,20 +104,28 @@ class ResultList(OptionList):
         self.hits = list(hits)
         self.cwd = cwd
         self.show_repository = show_repository
-        locs = [location(h, cwd) for h in hits]
+        # With the repository column, paths are repository-relative: shorter than
+        # `../../other/checkout/...`, and the column already says where they are.
+        if show_repository:
+            locs = [f"{h.path}:{h.line}" for h in hits]
+        else:
+            locs = [location(h, cwd) for h in hits]
         width = min(max((len(s) for s in locs), default=0), MAX_PATH_COLUMN)
         kind_width = max((len(h.kind) for h in hits), default=0)
+        repos = [short_repository(h.repository) for h in hits] if show_repository else []
+        repo_width = max((len(r) for r in repos), default=0)
         rows = []
-        for hit, loc in zip(hits, locs, strict=True):
-            parts: list[Content | tuple[str, str] | str] = [
+        for i, (hit, loc) in enumerate(zip(hits, locs, strict=True)):
+            parts: list[Content | tuple[str, str] | str] = []
+            if show_repository:  # first, so a narrow list never cuts it off
+                parts += [(repos[i].ljust(repo_width), "$rq-repo"), "  "]
+            parts += [
                 (loc.ljust(width), "$rq-path"),
                 "  ",
                 (hit.kind.ljust(kind_width), "$rq-kind"),
                 "  ",
                 name_with_matches(hit),
             ]
-            if show_repository:
-                parts += ["  ", (hit.repository, "$rq-repo italic")]
             rows.append(Option(Content.assemble(*parts)))
         self.set_options(rows)
         index = 0
@@ -119,8 +136,10 @@ class ResultList(OptionList):
             self.highlighted = index
 
     def show_placeholder(self, text: str) -> None:
+        """No hits: one muted line (`no matches`), or an empty list when `text` is empty."""
         self.hits = []
-        self.set_options([Option(Content.styled(text, "$text-muted italic"), disabled=True)])
+        rows = [Option(Content.styled(text, "$text-muted italic"), disabled=True)] if text else []
+        self.set_options(rows)
 
     @property
     def highlighted_hit(self) -> Hit | None:
@@ -174,11 +193,12 @@ def explain_content(hits: list[Hit], index: int) -> Content:
 class ExplainPane(Vertical):
     """The side pane: why the highlighted result ranks where it does, and its definition."""
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="explain")
-        yield Static(id="preview-title")
-        with VerticalScroll(id="preview-scroll"):
-            yield Static(id="preview")
+        with Vertical(id="source"):
+            yield Static(id="preview-title")
+            with VerticalScroll(id="preview-scroll"):
+                yield Static(id="preview")
 
     def show(self, hits: list[Hit], index: int | None, cwd: str) -> None:
         explain = self.query_one("#explain", Static)
