@@ -18,13 +18,14 @@ import os
 import sqlite3
 import stat as st_mod
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rq_engine.core.identity import Checkout, checkout_for
 from rq_engine.index import fts
 from rq_engine.index.parse import FAILED, GONE, OK, SAME, SKIPPED, Job, Parsed, max_file_bytes
+from rq_engine.index.pool import parse_all
 from rq_engine.index.walker import walk
 from rq_engine.lang import registry
 from rq_engine.search.types import CancelToken
@@ -34,14 +35,16 @@ from rq_engine.store import derived, writes
 BATCH_SECONDS = 0.050
 # …or after this many files, whichever comes first (bounds one transaction's size).
 BATCH_FILES = 256
-# Below this many files to parse, forking a pool (~15 ms a worker plus result
-# pickling) costs more than it saves: parse in-process.
-IN_PROCESS_MAX = 32
 # A repo with no rows and at least this many files to parse is "cold": the FTS
 # triggers are suspended. Below it, the schema churn isn't worth the ~ms saved.
 COLD_MIN_FILES = 200
 # How many failure reasons a pass keeps for the report.
 MAX_ERRORS = 20
+# The writer's page cache during a pass (KiB; SQLite's default is 2 MiB). Batches
+# insert into three symbol indexes at random places; with 2 MiB the pages spill
+# and are re-read every batch. 64 MiB cut a Go-stdlib cold pass's write CPU from
+# 4.0 s to 2.5 s (most of it system time). Memory is only taken as pages are used.
+WRITER_CACHE_KIB = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +119,33 @@ def run_index(
     too. Either way every batch committed so far stays. Coverage becomes
     'complete' only when an unrestricted pass finishes.
     """
+    req = _Request(
+        tuple(active_files), tuple(subtrees), deadline, cancel, progress, workers, batch_files
+    )
+    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+    conn.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
+    try:
+        return _run(conn, checkout, req)
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(cache)}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    active_files: tuple[str, ...]
+    subtrees: tuple[str, ...]
+    deadline: float | None
+    cancel: CancelToken | None
+    progress: Callable[[IndexProgress], None] | None
+    workers: int | None
+    batch_files: int
+
+
+def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexStats:
     t0 = time.monotonic()
+    stats = IndexStats(identity=checkout.identity, root=str(checkout.root))
+    subtrees, progress = req.subtrees, req.progress
     root = str(checkout.root)
-    stats = IndexStats(identity=checkout.identity, root=root)
 
     def tick(phase: str, done: int, total: int) -> None:
         if progress is not None:
@@ -147,7 +174,7 @@ def run_index(
     listed: set[str] = set()
     jobs: list[Job] = []
     doomed: list[int] = []  # file ids whose rows go (skipped/failed/vanished now)
-    for path in _ordered(w.paths, active_files):
+    for path in _ordered(w.paths, req.active_files):
         lang = registry.language_for_path(path)
         if lang is None:
             continue
@@ -203,7 +230,7 @@ def run_index(
     suspension = fts.suspend(conn) if not states and len(jobs) >= COLD_MIN_FILES else None
     stats.cold = suspension is not None
     stopped = False
-    results = _parse_all(root, jobs, limit, workers, stop_poll=BATCH_SECONDS)
+    results = parse_all(root, jobs, limit, req.workers, stop_poll=BATCH_SECONDS)
     try:
         tick("parse", 0, len(jobs))
         pending: list[Parsed] = []
@@ -216,13 +243,13 @@ def run_index(
                 pending.append(res)
                 done += 1
             now = time.monotonic()
-            if pending and (len(pending) >= batch_files or now - first_at >= BATCH_SECONDS):
+            if pending and (len(pending) >= req.batch_files or now - first_at >= BATCH_SECONDS):
                 _write_batch(conn, repo_id, pending, states, stats, suspension)
                 pending = []
                 tick("parse", done, len(jobs))
-            if cancel is not None and cancel.cancelled:
+            if req.cancel is not None and req.cancel.cancelled:
                 stats.cancelled = stopped = True
-            elif deadline is not None and now >= deadline:
+            elif req.deadline is not None and now >= req.deadline:
                 stats.timed_out = stopped = True
             if stopped:
                 break
@@ -291,19 +318,20 @@ def _write_batch(
     errors: list[str] = []
     with writes.transaction(conn):
         fts.note_write(conn, suspension)
+        parsed = []
         for r in batch:
             old = states.get(r.path)
             if r.status == OK:
-                writes.write_file(
-                    conn,
-                    repo_id,
-                    r.path,
-                    r.language,
-                    r.mtime,
-                    r.size,
-                    r.content_hash,
-                    r.rows,
-                    old.id if old else None,
+                parsed.append(
+                    (
+                        r.path,
+                        r.language,
+                        r.mtime,
+                        r.size,
+                        r.content_hash,
+                        r.rows,
+                        old.id if old else None,
+                    )
                 )
                 indexed += 1
                 symbols += len(r.rows)
@@ -323,6 +351,7 @@ def _write_batch(
                 writes.delete_files(conn, [old.id])
                 if r.status == GONE:
                     deleted += 1
+        writes.write_files(conn, repo_id, parsed)
     # Counted only once the transaction committed: a rolled-back batch wrote nothing.
     stats.files_indexed += indexed
     stats.files_unchanged += unchanged
@@ -334,77 +363,3 @@ def _write_batch(
     stats.files_seen -= sum(1 for r in batch if r.status == GONE)
     stats.errors.extend(errors[: max(0, MAX_ERRORS - len(stats.errors))])
     derived.after_batch(conn, repo_id)
-
-
-def _parse_all(
-    root: str, jobs: list[Job], limit: int, workers: int | None, *, stop_poll: float
-) -> Generator[Parsed | None, None, None]:
-    """Yield parse results as they come; None every `stop_poll` s while waiting, so the
-    caller can flush a batch and check its deadline/cancel flag even while parsing is slow."""
-    from rq_engine.index.parse import parse_job
-
-    if not jobs:
-        return
-    langs = sorted({j.language for j in jobs})
-    usable = _load_plugins(langs)
-    n = workers if workers is not None else (os.cpu_count() or 1)
-    if n <= 1 or len(jobs) <= IN_PROCESS_MAX:
-        for j in jobs:
-            yield parse_job(root, j, limit) if j.language in usable else _no_plugin(j, usable)
-        return
-    import multiprocessing as mp
-
-    from rq_engine.index.parse import worker_init, worker_parse
-
-    runnable = [j for j in jobs if j.language in usable]
-    for j in jobs:
-        if j.language not in usable:
-            yield _no_plugin(j, usable)
-    if not runnable:
-        return
-    # fork: workers inherit the imported plugins and compiled queries (~60 ms of
-    # imports each that spawn would repeat); they never touch the parent's SQLite.
-    ctx = mp.get_context("fork")
-    chunk = max(1, min(16, len(runnable) // (n * 8)))
-    chunks = [runnable[i : i + chunk] for i in range(0, len(runnable), chunk)]
-    pool = ctx.Pool(min(n, len(chunks)), worker_init, (root, limit))
-    try:
-        # chunksize=1 over explicit chunks: only then is the iterator the one
-        # whose next() takes a timeout (bigger chunksizes wrap it in a generator).
-        it = pool.imap_unordered(worker_parse, chunks, chunksize=1)
-        left = len(chunks)
-        while left:
-            try:
-                got = it.next(timeout=stop_poll)
-            except mp.TimeoutError:
-                yield None
-                continue
-            left -= 1
-            yield from got
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-def _load_plugins(langs: list[str]) -> dict[str, str]:
-    """Import (and warm: compile queries on an empty source) each language's plugin
-    in the parent, before any fork. Returns usable languages (value "") and, for a
-    plugin that fails to load, the reason under the key "!lang"."""
-    usable: dict[str, str] = {}
-    for lang in langs:
-        try:
-            registry.plugin(lang).extract(b"")
-            usable[lang] = ""
-        except Exception as e:
-            usable["!" + lang] = f"no plugin for {lang}: {e}"[:200]
-    return usable
-
-
-def _no_plugin(job: Job, usable: dict[str, str]) -> Parsed:
-    return Parsed(
-        job.path,
-        job.language,
-        FAILED,
-        reason=usable.get("!" + job.language, f"no plugin for {job.language}"),
-    )

@@ -145,47 +145,47 @@ _INSERT_SYMBOL = (
 )
 
 
-def write_file(
+def write_files(
     conn: sqlite3.Connection,
     repository_id: int,
-    path: str,
-    language: str,
-    mtime: int,
-    size: int,
-    content_hash: str,
-    rows: Sequence[SymbolRow],
-    existing_id: int | None,
-) -> int:
-    """Insert or replace one file's row and all its symbols. Returns the file id."""
+    items: Sequence[tuple[str, str, int, int, str, Sequence[SymbolRow], int | None]],
+) -> None:
+    """Insert or replace files and all their symbols: (path, language, mtime, size,
+    content_hash, rows, existing file id or None) each. One executemany for every
+    symbol of the batch (per-file calls cost ~25% more CPU on a cold pass)."""
     t = now()
-    if existing_id is None:
-        cur = conn.execute(
-            "INSERT INTO files(repository_id, path, language, mtime, size, content_hash, indexed_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(repository_id, path) DO UPDATE SET "
-            "language = excluded.language, mtime = excluded.mtime, size = excluded.size, "
-            "content_hash = excluded.content_hash, indexed_at = excluded.indexed_at "
-            "RETURNING id",
-            (repository_id, path, language, mtime, size, content_hash, t),
-        )
-        fid = int(cur.fetchone()[0])
-        # ON CONFLICT: another writer indexed this path since our snapshot.
-        conn.execute("DELETE FROM symbols WHERE file_id = ?", (fid,))
-    else:
-        fid = existing_id
-        conn.execute("DELETE FROM symbols WHERE file_id = ?", (fid,))
-        conn.execute(
-            "UPDATE files SET language = ?, mtime = ?, size = ?, content_hash = ?, indexed_at = ? "
-            "WHERE id = ?",
-            (language, mtime, size, content_hash, t, fid),
-        )
-    conn.executemany(
-        _INSERT_SYMBOL,
-        [
+    sym: list[tuple[object, ...]] = []
+    for path, language, mtime, size, content_hash, rows, existing_id in items:
+        fid: int | None = existing_id
+        if fid is None:
+            got = conn.execute(
+                "INSERT INTO files(repository_id, path, language, mtime, size, content_hash, "
+                "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(repository_id, path) "
+                "DO NOTHING RETURNING id",
+                (repository_id, path, language, mtime, size, content_hash, t),
+            ).fetchone()
+            if got is not None:
+                fid = int(got[0])
+            else:  # another writer indexed this path since our snapshot: replace it
+                fid = int(
+                    conn.execute(
+                        "SELECT id FROM files WHERE repository_id = ? AND path = ?",
+                        (repository_id, path),
+                    ).fetchone()[0]
+                )
+                existing_id = fid
+        if existing_id is not None:
+            conn.execute("DELETE FROM symbols WHERE file_id = ?", (fid,))
+            conn.execute(
+                "UPDATE files SET language = ?, mtime = ?, size = ?, content_hash = ?, "
+                "indexed_at = ? WHERE id = ?",
+                (language, mtime, size, content_hash, t, fid),
+            )
+        sym.extend(
             (repository_id, fid, n, n.lower(), k, v, language, line, end, parent)
             for n, k, v, line, end, parent in rows
-        ],
-    )
-    return fid
+        )
+    conn.executemany(_INSERT_SYMBOL, sym)
 
 
 def count_files(conn: sqlite3.Connection, repository_id: int) -> int:
