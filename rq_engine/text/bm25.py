@@ -63,61 +63,87 @@ class Bm25Index:
 
     def __init__(self, docs: Sequence[lexical.LexicalDocument], profile: Bm25Profile = PROFILE):
         self.profile = profile
-        weights = dict(profile.weights)
+        wn, wq, wk, wp = (dict(profile.weights).get(f, 0) for f in lexical.FIELDS)
+        an = lexical.FieldAnalyzer()
         ids: list[str] = []
-        lengths = array("q")
-        raw: dict[str, tuple[list[str], list[int]]] = {}
+        lengths: list[int] = []
+        raw: dict[str, tuple[list[str], array[int]]] = {}
         self.by_name: dict[str, list[str]] = {}
         self.by_qualified: dict[str, list[str]] = {}
-        seen: set[str] = set()
+        # kind and path terms are shared by many documents: their weighted tf is
+        # counted once per distinct value and copied (a C-level dict copy).
+        shared: dict[tuple[str | None, str | None], tuple[dict[str, int], int]] = {}
+        prev: str | None = None
         for d in sorted(docs, key=lambda d: d.id):
-            if d.id in seen:
+            if d.id == prev:
                 raise lexical.DuplicateDocument(f"duplicate stable ID {d.id!r}")
-            seen.add(d.id)
-            tf: dict[str, int] = {}
-            dl = 0
-            terms = d.terms()
-            for f, ts in terms.items():
-                w = weights.get(f, 0)
-                if not w:
-                    continue
-                dl += w * len(ts)
-                for t in ts:
-                    tf[t] = tf.get(t, 0) + w
+            prev = d.id
+            name_t, qual_t, kind_t, path_t = an.fields(d)
+            base = shared.get((d.kind, d.path))
+            if base is None:
+                btf: dict[str, int] = {}
+                for t in kind_t:
+                    btf[t] = btf.get(t, 0) + wk
+                for t in path_t:
+                    btf[t] = btf.get(t, 0) + wp
+                base = (btf, wk * len(kind_t) + wp * len(path_t))
+                shared[(d.kind, d.path)] = base
+            tf = dict(base[0])
+            for t in name_t:
+                tf[t] = tf.get(t, 0) + wn
+            for t in qual_t:
+                tf[t] = tf.get(t, 0) + wq
             ids.append(d.id)
-            lengths.append(dl)
+            lengths.append(base[1] + wn * len(name_t) + wq * len(qual_t))
             for t, c in tf.items():
                 p = raw.get(t)
                 if p is None:
-                    raw[t] = ([d.id], [c])
+                    raw[t] = ([d.id], array("q", (c,)))
                 else:
                     p[0].append(d.id)
                     p[1].append(c)
-            for value, table in ((d.name, self.by_name), (d.qualified, self.by_qualified)):
-                compact = lexical.compact(value or "")
-                if compact:
-                    table.setdefault(compact, []).append(d.id)
+            cn, cq = an.compacts(d)
+            if cn:
+                self.by_name.setdefault(cn, []).append(d.id)
+            if cq:
+                self.by_qualified.setdefault(cq, []).append(d.id)
         self.n_docs = len(ids)
         self.total_length = sum(lengths)
         self.avgdl = self.total_length / self.n_docs if self.n_docs else 0.0
         self.length: dict[str, int] = dict(zip(ids, lengths, strict=True))
-        k1, b = profile.k1, profile.b
-        # K per document: k1 * (1 - b + b * dl / avgdl); the per-posting saturated
-        # tf*(k1+1)/(tf+K) is precomputed so a query is one multiply-add a posting.
-        norm_k = {
-            i: k1 * (1.0 - b + b * dl / self.avgdl) if self.avgdl else k1
-            for i, dl in self.length.items()
+        k1, b, avgdl = profile.k1, profile.b, self.avgdl
+        # K per document: k1 * (1 - b + b * dl / avgdl).
+        self.norm_k: dict[str, float] = {
+            i: k1 * (1.0 - b + b * dl / avgdl) if avgdl else k1 for i, dl in self.length.items()
         }
-        self.postings: dict[str, tuple[list[str], array[float], array[int]]] = {}
-        self.best: dict[str, str] = {}
-        for t, (pids, tfs) in raw.items():
-            sat = array(
-                "d", (c * (k1 + 1.0) / (c + norm_k[i]) for i, c in zip(pids, tfs, strict=True))
-            )
-            self.postings[t] = (pids, sat, array("q", tfs))
-            # best candidate of a term: highest saturated tf, first stable ID on a tie
-            best_i = max(range(len(pids)), key=lambda j: (sat[j], -j))
-            self.best[t] = pids[best_i]
+        self.postings: dict[str, tuple[list[str], array[int]]] = raw
+        # Per term, computed on first use and kept: the saturated tf*(k1+1)/(tf+K)
+        # of every posting (a warm query is then one multiply-add a posting), and
+        # the term's best candidate. Lazy, because one query reads a handful of the
+        # ~10^5 terms and precomputing all of them doubled the build.
+        self._sat: dict[str, array[float]] = {}
+        self._best: dict[str, str] = {}
+
+    def saturated(self, term: str) -> array[float]:
+        sat = self._sat.get(term)
+        if sat is None:
+            pids, tfs = self.postings[term]
+            k1p = self.profile.k1 + 1.0
+            nk = self.norm_k
+            sat = array("d", [c * k1p / (c + nk[i]) for i, c in zip(pids, tfs, strict=True)])
+            self._sat[term] = sat
+        return sat
+
+    def best(self, term: str) -> str:
+        """The term's best candidate: highest saturated tf, first stable ID on a tie."""
+        b = self._best.get(term)
+        if b is None:
+            pids = self.postings[term][0]
+            sat = self.saturated(term)
+            top = max(sat)
+            b = min(i for i, s in zip(pids, sat, strict=True) if s == top)
+            self._best[term] = b
+        return b
 
     def df(self, term: str) -> int:
         p = self.postings.get(term)
@@ -136,7 +162,7 @@ class Bm25Index:
             if not p:
                 continue
             w = self.idf(t)
-            for i, s in zip(p[0], p[1], strict=True):
+            for i, s in zip(p[0], self.saturated(t), strict=True):
                 out[i] = out.get(i, 0.0) + w * s
         return out
 
@@ -151,7 +177,8 @@ class Bm25Index:
         mask: dict[str, int] = {}
         truncated = False
         for t in terms:
-            pids, sat, _ = self.postings[t]
+            pids = self.postings[t][0]
+            sat = self.saturated(t)
             w = self.idf(t)
             m = q.cover[t]
             if len(acc) + len(pids) <= prof.ceiling:
@@ -164,7 +191,7 @@ class Bm25Index:
             # ones; everything already admitted is still re-scored.
             room = prof.ceiling - len(acc)
             fresh = [(s, i) for i, s in zip(pids, sat, strict=True) if i not in acc]
-            admit = exact | {self.best[t]}
+            admit = exact | {self.best(t)}
             if len(fresh) > room:
                 truncated = True
                 fresh.sort(key=lambda x: (-x[0], x[1]))

@@ -35,11 +35,14 @@ class FullScan:
         self, docs: Sequence[lexical.LexicalDocument], profile: FullScanProfile = PROFILE
     ) -> None:
         self.profile = profile
-        fields = [f for f, _ in profile.weights]
-        self.rows: list[tuple[str, tuple[frozenset[str], ...]]] = [
-            (d.id, tuple(frozenset(lexical.analyze_field(f, d.field(f))) for f in fields))
-            for d in sorted(docs, key=lambda d: d.id)
-        ]
+        an = lexical.FieldAnalyzer()
+        order = [lexical.FIELDS.index(f) for f, _ in profile.weights]
+        # Term tuples per field, in profile order; kind and path tuples are shared
+        # between documents by the analyzer's memo.
+        self.rows: list[tuple[str, tuple[tuple[str, ...], ...]]] = []
+        for d in sorted(docs, key=lambda d: d.id):
+            fs = an.fields(d)
+            self.rows.append((d.id, tuple(fs[k] for k in order)))
         self.n_docs = len(self.rows)
 
     def search(self, graph: Graph, q: TextQuery, *, explain: bool = False) -> Ranking:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -47,8 +48,13 @@ class GraphError(RqError):
         super().__init__(message, ExitCode.IOERR)
 
 
+_NEEDS_ESCAPE = re.compile(r"[%|~\x00-\x1f\x7f]")
+
+
 def escape_component(text: str) -> str:
     """Escape `%`, `|`, `~` and control characters so the ID's `|` and `~N` stay unambiguous."""
+    if not _NEEDS_ESCAPE.search(text):
+        return text
     out = []
     for c in text:
         if c in _ID_ESCAPES:

@@ -8,8 +8,10 @@ Stdlib only; must not import the store, the CLI or anything with a UI.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -117,8 +119,21 @@ def _segment(ident: str) -> list[str]:
     return parts
 
 
+# ASCII fast path (nearly every identifier and path): the same segmentation as
+# _segment/_identifiers, by regex, ~20x cheaper than the per-character loop; a
+# property test keeps the two in agreement.
+_ASCII_IDENT = re.compile(r"[A-Za-z0-9_$-]+")
+_ASCII_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
 def _identifiers(text: str) -> list[str]:
     """Maximal runs of identifier characters (letters, digits, marks, `_`, `-`, `$`)."""
+    if text.isascii():
+        return _ASCII_IDENT.findall(text)
+    return _identifiers_general(text)
+
+
+def _identifiers_general(text: str) -> list[str]:
     out: list[str] = []
     cur: list[str] = []
     for c in text:
@@ -139,17 +154,21 @@ def _fold(s: str) -> str:
 
 def normalize(text: str) -> str:
     """NFKC: composed and decomposed spellings, full-width forms and ligatures agree."""
-    return unicodedata.normalize("NFKC", text)
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
-def word_terms(ident: str) -> tuple[list[str], str | None]:
+@functools.lru_cache(maxsize=1 << 16)
+def word_terms(ident: str) -> tuple[tuple[str, ...], str | None]:
     """(parts, compound) of one identifier: `QuerySet` -> (["query", "set"], "queryset").
 
     The compound (all parts joined) is emitted only when there is more than one
     part, so a query word `queryset` or `deepcopy` meets the camel- or
     snake-cased spelling of the same name.
     """
-    parts = [_fold(p) for p in _segment(ident)]
+    if ident.isascii():
+        parts = tuple(p.lower()[:MAX_TERM_CHARS] for p in _ASCII_PART.findall(ident))
+    else:
+        parts = tuple(_fold(p) for p in _segment(ident))
     compound = _fold("".join(parts)) if len(parts) > 1 else None
     return parts, compound
 
@@ -184,6 +203,12 @@ def path_text(path: str) -> str:
     return f"{head}/{base}" if head else base
 
 
+@functools.lru_cache(maxsize=4096)
+def _path_terms(path: str) -> tuple[str, ...]:
+    # every symbol of a file shares its path: analyze it once
+    return tuple(analyze_text(path_text(path)))
+
+
 def analyze_field(field: str, value: str | None) -> list[str]:
     """The bounded term list of one projected field."""
     if value is None:
@@ -191,7 +216,7 @@ def analyze_field(field: str, value: str | None) -> list[str]:
     if field == "kind":
         terms = list(KIND_TERMS.get(value.casefold(), (_fold(value),)))
     elif field == "path":
-        terms = analyze_text(path_text(value))
+        terms = list(_path_terms(value))
     else:
         terms = analyze_text(value)
     return terms[:MAX_TERMS_PER_FIELD]
@@ -231,14 +256,103 @@ class LexicalDocument:
         return {f: Counter(ts) for f, ts in self.terms().items()}
 
 
+class FieldAnalyzer:
+    """A memo of rq-analyzer/1 for building an index over many documents at once.
+
+    Gives exactly `LexicalDocument.terms()` (a test holds them equal) at a
+    fraction of the cost: names, container prefixes and paths repeat across a
+    repository (every symbol of a file shares its path; siblings share their
+    container), so each distinct string is analyzed once. A qualified name that
+    ends in `<separator><name>` is the prefix's terms plus the name's. Built per
+    index and dropped with it, so the memo never outlives one build.
+    """
+
+    __slots__ = ("_text", "_path")
+
+    def __init__(self) -> None:
+        self._text: dict[str, tuple[tuple[str, ...], str]] = {}
+        self._path: dict[str, tuple[str, ...]] = {}
+
+    def text(self, s: str) -> tuple[tuple[str, ...], str]:
+        """(terms, compact) of free text."""
+        r = self._text.get(s)
+        if r is None:
+            terms: list[str] = []
+            parts: list[str] = []
+            for ident in _identifiers(normalize(s)):
+                ps, comp = word_terms(ident)
+                terms.extend(ps)
+                parts.extend(ps)
+                if comp:
+                    terms.append(comp)
+            r = (tuple(terms), "".join(parts))
+            self._text[s] = r
+        return r
+
+    def qualified(self, q: str, name: str | None) -> tuple[tuple[str, ...], str]:
+        n = len(name) if name else 0
+        if (
+            n
+            and len(q) > n
+            and name is not None
+            and q.endswith(name)
+            and q.isascii()
+            and not _ASCII_IDENT.match(q[-n - 1])
+        ):
+            pt, pc = self.text(q[:-n])
+            nt, nc = self.text(name)
+            return pt + nt, pc + nc
+        return self.text(q)
+
+    def path(self, p: str) -> tuple[str, ...]:
+        r = self._path.get(p)
+        if r is None:
+            r = tuple(analyze_text(path_text(p))[:MAX_TERMS_PER_FIELD])
+            self._path[p] = r
+        return r
+
+    def fields(self, d: LexicalDocument) -> tuple[tuple[str, ...], ...]:
+        """Term tuples in FIELDS order (name, qualified, kind, path), bounded."""
+        name = self.text(d.name)[0][:MAX_TERMS_PER_FIELD] if d.name is not None else ()
+        qual = (
+            self.qualified(d.qualified, d.name)[0][:MAX_TERMS_PER_FIELD]
+            if d.qualified is not None
+            else ()
+        )
+        kind = tuple(analyze_field("kind", d.kind))
+        path = self.path(d.path) if d.path is not None else ()
+        return (name, qual, kind, path)
+
+    def compacts(self, d: LexicalDocument) -> tuple[str, str]:
+        """(compact name, compact qualified name): the exact-match keys of a document."""
+        name = self.text(d.name)[1] if d.name is not None else ""
+        qual = self.qualified(d.qualified, d.name)[1] if d.qualified is not None else ""
+        return name, qual
+
+
 def _bounded(value: str | None, field: str) -> str | None:
     if value is None:
         return None
+    if value.isascii():  # ASCII is already NFC
+        return value[: FIELD_MAX_CHARS[field]]
     return unicodedata.normalize("NFC", value)[: FIELD_MAX_CHARS[field]]
 
 
 def normalize_path(path: str) -> str:
     """`/`-separated, no `./` or empty segments: `.\\src//a.py` and `src/a.py` project alike."""
+    if not (
+        "\\" in path
+        or "//" in path
+        or "/./" in path
+        or path.startswith(("./", "/"))
+        or path.endswith(("/", "/."))
+        or path == "."
+    ):
+        return path  # already normal: the common case costs a few scans
+    return _normalize_path_general(path)
+
+
+def _normalize_path_general(path: str) -> str:
     segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
     return "/".join(segs)
 
@@ -304,7 +418,7 @@ def query_terms(text: str) -> tuple[list[str], dict[str, int]]:
     bit = {u: 1 << i for i, u in enumerate(units)}
     cover: dict[str, int] = {u: bit[u] for u in units}
 
-    def mask(ws: list[tuple[list[str], str | None]]) -> int:
+    def mask(ws: list[tuple[tuple[str, ...], str | None]]) -> int:
         m = 0
         for parts, _ in ws:
             for p in parts:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rq_engine.text import lexical as L
 
@@ -222,3 +224,47 @@ def test_query_compounds_cover_their_words() -> None:
     units, cover = L.query_terms("crypto SHA256 sum")
     assert units == ["crypto", "sha", "256", "sum"]
     assert cover["sha256"] == cover["sha"] | cover["256"]
+
+
+ascii_text = st.text(
+    alphabet=st.sampled_from("aAbBzZ09_-$ ./:#HTTPServerxY"), min_size=0, max_size=30
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=ascii_text)
+def test_ascii_fast_path_segments_like_the_general_one(text: str) -> None:
+    fast = [L._ASCII_PART.findall(i) for i in L._identifiers(text)]
+    general = [L._segment(i) for i in L._identifiers_general(text)]
+    assert [[p.lower() for p in ps] for ps in fast] == [
+        [p.casefold() for p in ps] for ps in general
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(path=st.text(alphabet=st.sampled_from("ab./\\\\"), max_size=12))
+def test_path_fast_path_agrees(path: str) -> None:
+    assert L.normalize_path(path) == L._normalize_path_general(path)
+
+
+names = st.text(alphabet=st.sampled_from("aBc_1.:#=~ é"), min_size=0, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=names, name=names, path=names, kind=st.sampled_from(["function", "Class", "x"]))
+def test_field_analyzer_equals_the_reference_terms(
+    prefix: str, name: str, path: str, kind: str
+) -> None:
+    for qualified in (
+        f"{prefix}.{name}",
+        f"{prefix}::{name}",
+        f"{prefix}#{name}",
+        prefix + name,
+        name,
+    ):
+        doc = L.project("id", name, qualified, kind, path)
+        an = L.FieldAnalyzer()
+        ref = doc.terms()
+        assert an.fields(doc) == tuple(tuple(ref[f]) for f in L.FIELDS)
+        assert an.compacts(doc) == (L.compact(doc.name or ""), L.compact(doc.qualified or ""))
+        assert an.fields(doc) == tuple(tuple(ref[f]) for f in L.FIELDS)  # memo hit, same answer
