@@ -110,32 +110,22 @@ def _index(arg: str) -> int:
 
 
 def _drop(arg: str) -> int:
-    from rq_engine.core.identity import checkout_for
-    from rq_engine.index import fts
-    from rq_engine.store import writes
+    from rq_engine.index.indexer import drop_repository
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_path
 
     root = _dir(arg, "--drop")
     if not index_db_path().exists():
-        print(f"rq: {arg} is not indexed (no index yet)", file=sys.stderr)
+        print(f"rq: {root} is not indexed; nothing to drop", file=sys.stderr)
         return int(ExitCode.MISS)
-    co = checkout_for(root)
     conn = connect()
     try:
-        row = conn.execute(
-            "SELECT repository_id FROM checkouts WHERE root_path = ?", (str(co.root),)
-        ).fetchone()
-        rid = int(row[0]) if row else writes.repository_id(conn, co.identity)
-        if rid is None:
-            print(f"rq: {co.root} is not indexed; nothing to drop", file=sys.stderr)
-            return int(ExitCode.MISS)
-        fts.repair(conn)
-        with writes.transaction(conn):
-            fts.note_write(conn, None)
-            d = writes.delete_repository(conn, rid)
+        d = drop_repository(conn, root)
     finally:
         conn.close()
+    if d is None:
+        print(f"rq: {root} is not indexed; nothing to drop", file=sys.stderr)
+        return int(ExitCode.MISS)
     s = "" if d.checkouts == 1 else "s"
     print(
         f"rq: dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols",

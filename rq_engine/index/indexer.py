@@ -88,6 +88,24 @@ def repository_id_for(conn: sqlite3.Connection, checkout: Checkout) -> int | Non
     return writes.repository_id(conn, checkout.identity)
 
 
+def drop_repository(conn: sqlite3.Connection, root: Path) -> writes.Dropped | None:
+    """Forget the repository of the checkout holding `root` (all its checkouts, files,
+    symbols, coverage). None when it was never indexed."""
+    co = checkout_for(root)
+    row = conn.execute(
+        "SELECT repository_id FROM checkouts WHERE root_path = ?", (str(co.root),)
+    ).fetchone()
+    rid = int(row[0]) if row else writes.repository_id(conn, co.identity)
+    if rid is None:
+        return None
+    fts.repair(conn)
+    with writes.transaction(conn):
+        fts.note_write(conn, None)
+        dropped = writes.delete_repository(conn, rid)
+    derived.after_batch(conn, rid)
+    return dropped
+
+
 def index_under(
     conn: sqlite3.Connection,
     root: Path,
