@@ -31,7 +31,6 @@ WEIGHTS: dict[str, float] = {
     "alignment": 120.0,  # fuzzy: scaled by how word-aligned/contiguous the letters are
     "coverage": 200.0,  # fuzzy: scaled by the share of the name the query accounts for
     "late_start": -60.0,  # fuzzy: the match skips the name's first word
-    "skipped_word": -40.0,  # fuzzy: per inner word no letter matched
     "typo_edit": -40.0,  # per edit of a near miss
     "separators": -50.0,  # exact/prefix only with joiners left out or added (D19)
     "wildcard": -50.0,  # `a.b` matched with `.` as any one character (no scope answered)
@@ -51,6 +50,7 @@ WEIGHTS: dict[str, float] = {
     "path_name": 20.0,  # file or directory named like the symbol
     "path_test": -60.0,  # a definition under tests/ or in a test file
     "path_generated": -120.0,  # dist/, build/, *.d.ts, vendored copies
+    "path_parent": 5.0,  # a member in its type's own file (`TagHelper#content_tag` in tag_helper.rb)
     "path_project": 15.0,  # the file is named after the project (effect's Effect.ts)
     "path_internal": -15.0,  # under an internal/ directory: implementation, not API
     "path_depth": -2.0,  # per directory level, capped
@@ -258,7 +258,9 @@ def _completion(typed: int, total: int) -> float:
     return round(WEIGHTS["completion"] * typed / max(total, 1), 1)
 
 
-def _align(q: str, low: str, starts: list[bool]) -> tuple[float, list[int]] | None:
+def _align(
+    q: str, low: str, starts: list[bool], hump_ok: list[list[bool]] | None = None
+) -> tuple[float, list[int]] | None:
     """Best in-order alignment of `q` in `low` (both folded): (gain, positions).
 
     Gains per letter: 10 at a word start, 8 continuing a run begun at a word
@@ -301,7 +303,7 @@ def _align(q: str, low: str, starts: list[bool]) -> tuple[float, list[int]] | No
         for k in opts:
             if m - i - 1 > n - k - 1:
                 continue
-            if starts[k]:
+            if starts[k] and (hump_ok is None or hump_ok[i][k]):
                 gain, nst = 10.0, 1
             elif st == 0:
                 gain, nst = 0.0, 0
@@ -332,16 +334,26 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     low, idx = _fold_positions(name)
     starts_all = word_starts(name)
     starts = [starts_all[i] for i in idx]
-    # joiners are transparent, but the letter after one still starts a word
-    r = _align(q, low, starts)
+    # A query with uppercase says where its words start: its lower-case letters
+    # do not claim camel humps (`Contxet` is not concurrentTxExecTest).
+    typed = [ch for ch in leaf if ch not in _JOINER_SET]
+    hump_ok: list[list[bool]] | None = None
+    if any(ch.isupper() for ch in typed):
+        upper = [name[i].isupper() for i in idx]
+        hump_ok = [
+            [k == 0 or not (ch.islower() and upper[k]) for k in range(len(low))] for ch in typed
+        ]
+    r = _align(q, low, starts, hump_ok)
     if r is None:
         return None
     gain, pos = r
     if gain <= 0:
         return None
-    evidence, abbrev = _runs(pos, starts)
-    skipped = _skipped_words(pos, starts)
-    cls = "abbrev" if abbrev and not skipped else "subseq"
+    if _skipped_words(pos, starts):
+        return None  # `ParseJSON` is not ParseGodepsJSON: a match may not skip a word
+    eff = [starts[k] and (hump_ok is None or hump_ok[j][k]) for j, k in enumerate(pos)]
+    evidence, abbrev = _runs(pos, eff)
+    cls = "abbrev" if abbrev else "subseq"
     max_gain = 10.0 + 8.0 * (len(q) - 1)
     parts: list[tuple[str, float]] = [
         (cls, WEIGHTS[cls]),
@@ -350,8 +362,6 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     ]
     if pos[0] != 0:
         parts.append(("late_start", WEIGHTS["late_start"]))
-    if skipped:
-        parts.append(("skipped_words", WEIGHTS["skipped_word"] * skipped))
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
 
 
@@ -369,8 +379,8 @@ def _skipped_words(pos: list[int], starts: list[bool]) -> int:
     return sum(1 for w in range(word_of[pos[0]], word_of[pos[-1]] + 1) if w not in hit)
 
 
-def _runs(pos: list[int], starts: list[bool]) -> tuple[int, bool]:
-    """(evidence, abbreviation?) of an alignment.
+def _runs(pos: list[int], at_start: list[bool]) -> tuple[int, bool]:
+    """(evidence, abbreviation?) of an alignment; `at_start[j]`: letter j claimed a word start.
 
     A run is a stretch of consecutive matched letters. Evidence counts the
     letters of runs that begin at a word start; scattered mid-word letters earn
@@ -381,7 +391,7 @@ def _runs(pos: list[int], starts: list[bool]) -> tuple[int, bool]:
     run_ok = False
     for j, k in enumerate(pos):
         if j == 0 or k != pos[j - 1] + 1:
-            run_ok = starts[k]
+            run_ok = at_start[j]
             every = every and run_ok
         if run_ok:
             evidence += 1
@@ -415,14 +425,16 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     """A near miss (`sleect` → `select`): up to two edits against the whole folded name.
 
     Scored by the letters it keeps (query length minus edits). Short queries get
-    fewer edits (one under 8 letters, none under 4) or everything would match:
-    two edits turn `apiview` into `as_view`.
+    fewer edits (one under 10 letters, none under 4) or everything would match:
+    two edits turn `apiview` into `as_view` and `debounce` into `dbOnce`.
     """
     q = fold(leaf)
-    allowed = 0 if len(q) < 4 else 1 if len(q) < 8 else _MAX_EDITS
+    allowed = 0 if len(q) < 4 else 1 if len(q) < 10 else _MAX_EDITS
     if not allowed:
         return None
     low, idx = _fold_positions(name)
+    if not low or low[0] != q[0]:
+        return None  # a near miss keeps its first letter: `catchAll` is not `matchAll`
     d = edit_distance(q, low, allowed)
     if d == 0 or d > allowed:
         return None
@@ -508,7 +520,9 @@ _TEST_FILE = re.compile(
 
 
 @lru_cache(maxsize=8192)
-def path_features(path: str, name: str, project: str = "") -> tuple[tuple[str, float], ...]:
+def path_features(
+    path: str, name: str, project: str = "", parent_last: str = ""
+) -> tuple[tuple[str, float], ...]:
     """Canonical definitions over copies: tests, generated/declaration files, depth, naming."""
     parts = path.split("/")
     dirs, base = parts[:-1], parts[-1]
@@ -526,6 +540,8 @@ def path_features(path: str, name: str, project: str = "") -> tuple[tuple[str, f
     nf = fold(name)
     if nf and (stem == nf or (dirs and fold(dirs[-1]) == nf)):
         out.append(("path_name", WEIGHTS["path_name"]))
+    if parent_last and stem == fold(parent_last):
+        out.append(("path_parent", WEIGHTS["path_parent"]))
     if project and stem == fold(project):
         out.append(("path_project", WEIGHTS["path_project"]))
     if "internal" in lower_dirs:
@@ -539,9 +555,15 @@ def path_features(path: str, name: str, project: str = "") -> tuple[tuple[str, f
 
 def scope_chain(parent: str | None) -> list[str]:
     """A stored parent (`Foo::Bar`, `a.b.C`, `Foo#bar`) as its components."""
-    if not parent:
-        return []
-    return [p for p in re.split(r"::|#|\.", parent) if p]
+    return list(_chain(parent)) if parent else []
+
+
+@lru_cache(maxsize=8192)
+def _chain(parent: str) -> tuple[str, ...]:
+    return tuple(p for p in _SCOPE_SEPS.split(parent) if p)
+
+
+_SCOPE_SEPS = re.compile(r"::|#|\.")
 
 
 def qualifier_feature(
@@ -608,7 +630,8 @@ def score(
     parts += kind_feature(cand.kind)
     parts += visibility_feature(cand.visibility)
     parts += qualifier
-    parts += path_features(cand.path, cand.name, cand.project)
+    chain = scope_chain(cand.parent)
+    parts += path_features(cand.path, cand.name, cand.project, chain[-1] if chain else "")
     if extra:
         parts += extra
     return Scored(Score.of(parts), match)

@@ -304,35 +304,29 @@ class _Run:
             self._package_prefixed(rid)
 
     def _package_prefixed(self, rid: int) -> None:
-        """`bufscanner` → bufio's Scanner: the head of the query names the package."""
+        """`bufscanner` → bufio's Scanner, `jsondec` → json's Decoder: the head of the
+        query names the directory, the tail starts the name. Matched as one fuzzy
+        match over `dir/Name` so the usual alignment rules apply."""
         q = self.q
         qf = q.leaf_fold
-        if len(qf) < 5 or q.scope:
+        if len(qf) < 6 or q.scope or not qf.isalnum():
             return
-        splits = rt.names_with_suffix_prefix(self.s.conn, rid, qf, 40)
-        by_name: dict[str, int] = {}
-        for i, name in splits:
-            by_name.setdefault(name, i)
-        if not by_name:
-            return
-        lowers = list({n.lower() for n in by_name})
-        rows = rt.symbols_named(self.s.conn, rid, lowers, ROWS_PER_FUZZY)
-        for row in rows:
-            if row.id in self.pool or row.name not in by_name:
-                continue
-            dirs = row.path.split("/")[:-1]
-            if not dirs:
-                continue
-            qual = f"{dirs[-1]}/{row.name}"
-            m = match_fuzzy(q.leaf, qual)
-            if m is None or not m.positions or m.positions[0] != 0:
-                continue
-            off = len(dirs[-1]) + 1
-            pos = tuple(p - off for p in m.positions if p >= off)
-            m2 = NameMatch(
-                m.kind, (*m.parts, ("via_package", WEIGHTS["via_package"])), pos, m.evidence
-            )
-            self._add(row, m2, "fuzzy")
+        for cut in range(3, len(qf) - 2):
+            head, tail = qf[:cut], qf[cut:]
+            for row in rt.package_split_rows(self.s.conn, rid, head, tail, 200):
+                if row.id in self.pool or row.parent:
+                    continue  # a package names its top-level definitions, not members
+                dirs = [d for d in row.path.split("/")[:-1] if d.lower().startswith(head)]
+                if not dirs:
+                    continue
+                qual = f"{dirs[-1]}/{row.name}"
+                m = match_fuzzy(q.leaf, qual)
+                off = len(dirs[-1]) + 1
+                if m is None or not m.positions or m.positions[0] != 0:
+                    continue
+                pos = tuple(p - off for p in m.positions if p >= off)
+                parts = (*m.parts, ("via_package", WEIGHTS["via_package"]))
+                self._add(row, NameMatch(m.kind, parts, pos, m.evidence), "fuzzy")
 
     def _layer_typo(self) -> None:
         q = self.q

@@ -208,18 +208,20 @@ def names_typo(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> 
     return out
 
 
-def names_with_suffix_prefix(
-    conn: sqlite3.Connection, repo: int, folded: str, limit: int
-) -> list[tuple[int, str]]:
-    """For each split of the query (`bufscanner` → `buf` + `scanner`), names whose folded
-    form starts with the tail; the head may then name the package (checked by the scorer).
-    Returns (split index, name)."""
-    out: list[tuple[int, str]] = []
-    for i in range(2, len(folded) - 2):
-        tail = folded[i:]
-        for name in names_fold_prefix(conn, repo, tail, limit):
-            out.append((i, name))
-    return out
+def package_split_rows(
+    conn: sqlite3.Connection, repo: int, head: str, tail: str, limit: int
+) -> list[Row]:
+    """Definitions whose name starts with `tail` in files under a directory whose name
+    starts with `head`: `bufscanner` → bufio/…/Scanner. The directory filter runs over
+    the repository's file rows (a few thousand LIKEs), then the file index."""
+    return _rows(
+        conn.execute(
+            f"{_ROW_SQL} WHERE s.file_id IN (SELECT id FROM files WHERE repository_id = ?"
+            " AND '/' || lower(path) LIKE ? ESCAPE '\\') AND s.name_lower LIKE ? ESCAPE '\\'"
+            " LIMIT ?",
+            (repo, f"%/{_like_escape(head)}%/%", _like_escape(tail) + "%", limit),
+        )
+    )
 
 
 def fts_substring(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[Row]:

@@ -293,3 +293,31 @@ def test_positions_index_matched_letters_of_the_name(q: str, name: str) -> None:
         assert [name[p].lower() for p in m.positions] == [
             ch for ch in q.lower() if ch not in "_-."
         ] or m.kind == "exact"
+
+
+def test_a_match_may_not_skip_an_inner_word() -> None:
+    assert match_fuzzy("ParseJSON", "ParseGodepsJSON") is None
+    assert match_fuzzy("dtclass", "do_test_trashcan_python_class") is None
+    assert match_fuzzy("dtclass", "dataclass") is not None
+
+
+def test_case_sensitive_query_does_not_claim_humps_with_lowercase_letters() -> None:
+    # `Contxet` says one word: its t, x, e may not stand for Tx, Exec, Test
+    assert match_fuzzy("Contxet", "concurrentTxExecTest") is None
+    assert match_fuzzy("contxet", "concurrentTxExecTest") is not None  # lowercase: agnostic
+    m = match_fuzzy("TcpLstnr", "TcpListener")
+    assert m is not None and m.kind == "subseq"
+
+
+def test_a_near_miss_keeps_its_first_letter() -> None:
+    assert match_typo("catchAll", "matchAll") is None
+    assert match_typo("Semahpore", "Semaphore") is not None
+    assert match_typo("debounce", "dbOnce") is None  # two edits need ten letters
+
+
+def test_path_scoring_tiebreaks() -> None:
+    entry = dict(path_features("collections/__init__.py", "namedtuple"))
+    assert "path_depth" not in entry  # a package entry file speaks for its directory
+    assert dict(path_features("package/src/Effect.ts", "gen", "effect"))["path_project"] > 0
+    assert "path_internal" in dict(path_features("package/src/internal/effect.ts", "gen"))
+    assert "path_parent" in dict(path_features("lib/tag_helper.rb", "content_tag", "", "TagHelper"))

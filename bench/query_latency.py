@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Query latency: whole `rq -q` processes beside readtags and an rg definition search.
+
+For each indexed corpus, every public query of that corpus is run as a whole
+process (cwd = the corpus), interleaved with the peers on the same query so
+machine load hits them alike:
+
+  rq        rq -q --limit 10 QUERY            (RQ_HOME = the bench index)
+  readtags  readtags -t TAGS -i - LEAF        (exact lookup; tags from ctags_fzf.sh's cache)
+  rg        rg -n -e '(def|class|fn|func|…)\\s+LEAF\\b' .   (a definition grep)
+
+then the engine alone, in-process (Searcher.search over an open connection).
+Prints p50/p95 per corpus and tool, and rq's ratio to each peer.
+
+Usage:
+  RQ_HOME=/root/.cache/rq-bench/home bench/query_latency.py [--corpora django,gostd] [--rounds 3]
+
+Numbers from a shared, loaded machine are noisy: ratios against peers measured
+in the same run are the figure to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("RQ_SHARED", ROOT.parent / "shared"))
+if not (SHARED / "bench").is_dir():
+    SHARED = Path("/work/shared")
+CORPORA = Path(os.environ.get("RQ_CORPORA", Path.home() / ".cache" / "rq-corpora"))
+TAGS_DIR = Path(os.environ.get("TAGS_DIR", Path.home() / ".cache" / "rq-bench-tags"))
+RQ = os.environ.get("RQ_BIN") or str(ROOT / ".venv" / "bin" / "rq")
+DEF_WORDS = "def|class|module|fn|func|struct|enum|trait|type|interface|const|function|let|var"
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
+
+
+def leaf(q: str) -> str:
+    return re.split(r"::|#|\.", q)[-1] or q
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - t) * 1000
+
+
+def ensure_tags(corpus: str, root: Path) -> Path | None:
+    tags = TAGS_DIR / corpus
+    if not tags.exists():
+        subprocess.run(
+            [str(SHARED / "bench" / "ctags_fzf.sh"), "x", corpus],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    return tags if tags.exists() else None
+
+
+def engine_times(root: Path, queries: list[str]) -> list[float]:
+    sys.path.insert(0, str(ROOT))
+    from rq_engine.search.pipeline import Searcher
+    from rq_engine.store.db import connect
+
+    conn = connect()
+    s = Searcher(conn, root)
+    out = []
+    for q in queries:
+        t = time.perf_counter()
+        for _ in s.search(q, limit=10):
+            pass
+        out.append((time.perf_counter() - t) * 1000)
+    conn.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--queries", default=str(SHARED / "bench" / "queries-public.jsonl"))
+    ap.add_argument(
+        "--corpora", default="django,gostd", help="comma-separated (default django,gostd)"
+    )
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--json", dest="json_out")
+    a = ap.parse_args()
+    qs = [json.loads(line) for line in open(a.queries, encoding="utf-8") if line.strip()]
+    report: dict[str, dict[str, float]] = {}
+    print(f"RQ_HOME={os.environ.get('RQ_HOME', '(default)')}  rounds={a.rounds}  rq={RQ}")
+    hdr = f"{'corpus':8} {'tool':9} {'n':>4} {'p50 ms':>8} {'p95 ms':>8}  {'rq/peer p50':>11} {'rq/peer p95':>11}"
+    print(hdr)
+    for corpus in a.corpora.split(","):
+        root = CORPORA / corpus
+        mine = [q["query"] for q in qs if q["corpus"] == corpus]
+        if not mine or not (root / ".git").exists():
+            print(f"{corpus:8} (skipped: no queries or corpus absent)")
+            continue
+        tags = ensure_tags(corpus, root)
+        times: dict[str, list[float]] = {"rq": [], "readtags": [], "rg": []}
+        for _ in range(a.rounds):
+            for q in mine:
+                times["rq"].append(timed([RQ, "-q", "--limit", "10", q], root))
+                if tags is not None:
+                    times["readtags"].append(
+                        timed(["readtags", "-t", str(tags), "-i", "-", leaf(q)], root)
+                    )
+                pat = rf"\b({DEF_WORDS})\s+{re.escape(leaf(q))}\b"
+                times["rg"].append(timed(["rg", "-n", "-i", "-e", pat, "."], root))
+        times["engine"] = engine_times(root, mine * a.rounds)
+        for tool, xs in times.items():
+            if not xs:
+                continue
+            p50, p95 = statistics.median(xs), pct(xs, 0.95)
+            report[f"{corpus}/{tool}"] = {"p50": p50, "p95": p95, "n": len(xs)}
+            ratio = ""
+            if tool in ("readtags", "rg"):
+                r = report[f"{corpus}/rq"]
+                ratio = f"{r['p50'] / p50:11.2f} {r['p95'] / p95:11.2f}"
+            print(f"{corpus:8} {tool:9} {len(xs):4d} {p50:8.1f} {p95:8.1f}  {ratio}")
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
