@@ -10,17 +10,18 @@ indexer is imported only when a git repository has no index yet).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
 from rq_engine.core.errors import ExitCode, RqError
 
+# `typing` costs ~2 ms to import; mypy honours a local TYPE_CHECKING the same way.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     import sqlite3
+    from typing import TextIO
 
     from rq_engine.search.types import Hit
 
@@ -62,6 +63,8 @@ def run(ns: argparse.Namespace) -> int:
     out = sys.stdout
     where = str(cwd)
     if ns.json or ns.ndjson:
+        import json  # deferred: only the program-facing outputs need it
+
         from rq_engine.search.render import hit_to_json
 
         objs = [hit_to_json(h, where, ns.explain) for h in hits]
