@@ -590,6 +590,10 @@ def qualifier_feature(
         return [("scope_suffix", round(WEIGHTS["scope_suffix"] * (0.5 + 0.5 * share), 1))]
     if path:
         segs = [fold(s.split(".", 1)[0]) for s in path.split("/")]
+        # `http.Client.Do`: the head of the chain names the package, the rest the parent
+        head, rest = want[0], want[1:]
+        if rest and chain[-len(rest) :] == rest and fold(head) in segs[-4:]:
+            return [("scope", WEIGHTS["scope"])]
         if fold(want[-1]) in segs[-3:]:
             return [("scope_path", WEIGHTS["scope_path"])]
     if typo and chain:

@@ -321,3 +321,12 @@ def test_path_scoring_tiebreaks() -> None:
     assert dict(path_features("package/src/Effect.ts", "gen", "effect"))["path_project"] > 0
     assert "path_internal" in dict(path_features("package/src/internal/effect.ts", "gen"))
     assert "path_parent" in dict(path_features("lib/tag_helper.rb", "content_tag", "", "TagHelper"))
+
+
+def test_package_qualified_scope_chain() -> None:
+    assert qualifier_feature(("http", "Client"), "Client", "src/net/http/client.go") == [
+        ("scope", WEIGHTS["scope"])
+    ]
+    assert qualifier_feature(("rpc", "Client"), "Client", "src/net/http/client.go") != [
+        ("scope", WEIGHTS["scope"])
+    ]
