@@ -46,6 +46,7 @@ FUZZY_NAMES = 400  # names from the first-letter scan
 SKELETON_NAMES = 200
 SUBSTRING_ROWS = 400
 TYPO_NAMES = 300
+FUZZY_MATCH = 250  # of those, the shortest matched in Python
 FUZZY_KEEP = 80  # best-matching fuzzy names whose definitions are fetched
 ROWS_PER_FUZZY = 2000
 
@@ -175,15 +176,22 @@ class _Run:
                 self.path_files |= rt.files_for_scope(self.s.conn, rid, q.scope[-1])
         self._layer_exact_prefix()
         hits, strong = self._ranked(strict=True)
-        if strong:
+        literal = self._literal_count()
+        # The confidence gate: an exact match in the current repository outranks
+        # anything the fuzzy layers could add (bands), and so does a full page of
+        # exact/prefix matches; either way the later layers cannot change the top.
+        if strong or literal >= self.limit:
             yield self._batch(hits, "exact", final=True)
             return
         if hits:
             yield self._batch(hits, "prefix")
         self._check()
-        self._layer_fuzzy()
-        literal = any(e.match.kind in ("exact", "prefix") for e in self.pool.values())
-        if not literal:
+        leaf_literal = any(e.match.kind in ("exact", "prefix") for e in self.pool.values())
+        if not (q.scope and leaf_literal):
+            # a scoped query whose leaf matched literally is decided by its scope
+            # retries over those rows; fuzzy leaves would only rank below them
+            self._layer_fuzzy(literal > 0)
+        if not literal and not leaf_literal:
             self._layer_typo()
         hits, _ = self._ranked(strict=True)
         if not hits and q.scope:
@@ -275,7 +283,7 @@ class _Run:
             if m is not None:
                 self._add(row, m, layer)
 
-    def _layer_fuzzy(self) -> None:
+    def _layer_fuzzy(self, literal: bool) -> None:
         q, conn = self.q, self.s.conn
         leaf, qf = q.leaf, q.leaf_fold
         if len(qf) < 2:
@@ -284,8 +292,11 @@ class _Run:
             self._check()
             cand = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
             cand += rt.names_skeleton_prefix(conn, rid, skeleton(leaf), SKELETON_NAMES)
+            # Matching costs ~30 µs a name: match the shortest first (coverage favours
+            # them anyway) and at most FUZZY_MATCH of them.
+            uniq = sorted(dict.fromkeys(cand), key=lambda n: (len(n), n))[:FUZZY_MATCH]
             scored: list[tuple[float, str, NameMatch]] = []
-            for n in dict.fromkeys(cand):
+            for n in uniq:
                 if n in self.seen_names:
                     continue
                 m = match_fuzzy(leaf, n) or match_exact_prefix(leaf, n)
@@ -301,7 +312,8 @@ class _Run:
                     continue
                 self._add(row, match_fuzzy(leaf, row.name), "fuzzy")
             self._check()
-            self._package_prefixed(rid)
+            if not literal:  # ranks below any literal match: only worth it without one
+                self._package_prefixed(rid)
 
     def _package_prefixed(self, rid: int) -> None:
         """`bufscanner` → bufio's Scanner, `jsondec` → json's Decoder: the head of the
@@ -448,14 +460,18 @@ class _Run:
                 continue
             if e.match.kind == "typo" and e.match.evidence < best_evidence:
                 continue  # D14: a near miss joins only on at least the in-order evidence
-            if (
-                e.match.kind == "exact"
-                and e.row.repository_id == self.s.repo_id
-                and not any(p[0] == "separators" for p in e.match.parts)
-            ):
+            if e.match.kind == "exact" and e.row.repository_id == self.s.repo_id:
                 strong = True
             scored.append((sc, e))
         return self._top(scored), strong
+
+    def _literal_count(self) -> int:
+        """Exact/prefix entries that answer the query (scope included)."""
+        return sum(
+            1
+            for e in self.pool.values()
+            if e.match.kind in ("exact", "prefix") and self._score_entry(e, True) is not None
+        )
 
     def _score_entry(self, e: _Entry, strict: bool) -> Scored | None:
         """Score once per entry and mode: batches re-rank the growing pool (~5 µs a row)."""

@@ -216,10 +216,10 @@ def package_split_rows(
     the repository's file rows (a few thousand LIKEs), then the file index."""
     return _rows(
         conn.execute(
-            f"{_ROW_SQL} WHERE s.file_id IN (SELECT id FROM files WHERE repository_id = ?"
-            " AND '/' || lower(path) LIKE ? ESCAPE '\\') AND s.name_lower LIKE ? ESCAPE '\\'"
-            " LIMIT ?",
-            (repo, f"%/{_like_escape(head)}%/%", _like_escape(tail) + "%", limit),
+            f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower >= ? AND s.name_lower < ?"
+            " AND s.file_id IN (SELECT id FROM files WHERE repository_id = ?"
+            " AND '/' || lower(path) LIKE ? ESCAPE '\\') LIMIT ?",
+            (repo, tail, tail + _TOP, repo, f"%/{_like_escape(head)}%/%", limit),
         )
     )
 
