@@ -8,7 +8,11 @@ from __future__ import annotations
 import importlib
 import os
 
-from rq_engine.lang.base import LanguagePlugin
+# Annotations only: base pulls in typing and core.model (~3 ms), which the
+# `rq -q` hot path (qualify, constructor_names) never needs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.lang.base import LanguagePlugin
 
 # language id -> (module, class name, extensions). Kept as data so that asking
 # "is this a source file?" costs no import of tree-sitter or of any plugin.
