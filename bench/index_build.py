@@ -22,8 +22,9 @@ For each corpus present under $RQ_CORPORA (default ~/.cache/rq-corpora):
     enum generator getter setter.
   Excluded: variables, constants, fields/properties, enumerators, imports and
   aliases, Rust modules/macros/impl blocks, TS namespaces (not class/function/
-  method/struct-like); ctags' `AnonymousFunction…` placeholders (no name to
-  type); and JavaScript "class" tags on a line that declares no `class X` /
+  method/struct-like); ctags' `AnonymousFunction…` placeholders and Go's blank
+  identifier `_` (`func _()`, `type _ …`: no name anyone can type or call —
+  1,240 of gostd's ctags tags); and JavaScript "class" tags on a line that declares no `class X` /
   `function X` (ctags guesses those from usage, e.g. `_super.prototype.x`).
 
 Prints a markdown table (the one recorded in docs/benchmarks.md, "Index build")
@@ -129,7 +130,7 @@ def ctags_defs(root: Path, files: list[str]) -> list[tuple[str, str, str]]:
         if tag.get("_type") != "tag":
             continue
         lang, kind, name = tag.get("language", ""), tag.get("kind", ""), tag.get("name", "")
-        if kind not in KINDS.get(lang, ()) or name.startswith("AnonymousFunction"):
+        if kind not in KINDS.get(lang, ()) or name == "_" or name.startswith("AnonymousFunction"):
             continue
         if (
             lang == "JavaScript"
