@@ -134,3 +134,52 @@ def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None
     assert "\rrq: [########################] 5/5 files" in err
     assert "\r\x1b[K" in err  # the bar is cleared before the summary
     assert "rq: indexed 5 files" in err
+
+
+def test_ctrl_c_keeps_committed_batches(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], isolated_home: Path
+) -> None:
+    import signal
+    import subprocess
+    import time
+
+    from rq_engine.store.db import connect
+    from rq_engine.store.paths import index_db_path
+    from tests.conftest import rq_bin
+    from tests.index.conftest import fts_ok
+
+    n = 800
+    body = "".join(f"def f{k}():\n    pass\n\n" for k in range(30))
+    repo = make_repo({f"p{i // 100}/m{i}.py": body for i in range(n)}, commit=False)
+    p = subprocess.Popen(
+        [*rq_bin(), "--index", str(repo.root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    db = index_db_path()
+    committed = 0
+    deadline = time.monotonic() + 60
+    while committed == 0 and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.01)
+        if db.exists():
+            try:
+                conn = connect(db, readonly=True)
+                committed = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+                conn.close()
+            except Exception:
+                committed = 0
+    assert committed, "no batch was committed in time"
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and out == ""
+    assert err.strip().splitlines()[-1] == "rq: interrupted; the batches already written are kept"
+    conn = connect()
+    kept = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    assert 0 < kept < n
+    assert conn.execute("SELECT status FROM coverage").fetchone() == ("warming",)
+    fts_ok(conn)  # the cold pass's FTS fill ran on the way out
+    conn.close()
+    r = rq("--index", str(repo.root))
+    assert r.code == 0 and f"({n - kept} new or changed" in r.err
