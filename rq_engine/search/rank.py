@@ -1,0 +1,286 @@
+"""Ranking one query's candidate pool: qualifier decisions, scope retries, the D14
+near-miss rule, compiled-copy detection, and the stable order faces show.
+
+Mixed into the pipeline's per-query run (search/pipeline.py), which owns
+retrieval. Imports the stdlib, rq_engine.core and rq_engine.search only.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rq_engine.core.query import Query
+from rq_engine.core.scoring import (
+    WEIGHTS,
+    Candidate,
+    NameMatch,
+    Scored,
+    match_exact_prefix,
+    qualifier_feature,
+    score,
+)
+from rq_engine.search import retrieval as rt
+from rq_engine.search.retrieval import Row
+from rq_engine.search.types import Batch, CancelToken, Hit, Score
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.search.pipeline import Searcher
+
+EXACT_ROWS = 4000  # rows of names equal to the query (`__init__` has ~10k in CPython)
+PREFIX_NAMES = 300  # distinct names per prefix range
+PREFIX_ROWS = 3000
+_JS_EXTS = (".js", ".cjs", ".mjs")
+
+
+@dataclass
+class _Entry:
+    row: Row
+    match: NameMatch
+    layer: str
+    extra: list[tuple[str, float]] = field(default_factory=list)
+
+
+class Ranking:
+    """The ranking half of a query's run: scores the pool the layers filled."""
+
+    s: Searcher
+    q: Query
+    limit: int
+    cancel: CancelToken | None
+    t0: float
+    pool: dict[int, _Entry]
+    scope_files: set[int]
+    ctor: bool
+    _compiled: dict[str, bool]
+    _memo: dict[tuple[int, bool], tuple[_Entry, Scored | None]]
+
+    def _scope_retries(self) -> list[Hit]:
+        """No candidate answered the scope: constructor owner, `.` wildcard, scope typo,
+        then the leaf alone with a penalty — in that order."""
+        q = self.q
+        if self.ctor:
+            hits = self._constructor_owner()
+            if hits:
+                return hits
+        if q.dotted:
+            wild: list[_Entry] = []
+            for rid in self.s.repo_ids:
+                names = rt.names_wildcard(self.s.conn, rid, q.raw, PREFIX_NAMES)
+                lowers = [n.lower() for n in names]
+                for row in rt.symbols_named(self.s.conn, rid, lowers, PREFIX_ROWS):
+                    m = match_exact_prefix(row.name, row.name)
+                    if m is not None:
+                        wild.append(_Entry(row, m, "fuzzy", [("wildcard", WEIGHTS["wildcard"])]))
+            if wild:
+                return self._rank_entries(wild, q.unscoped(), None)
+        hits, _ = self._ranked(strict=False)
+        if hits:
+            return hits
+        return self._ranked_fallback()
+
+    def _constructor_owner(self) -> list[Hit]:
+        q = self.q
+        owner = q.scope[-1]
+        outer = q.scope[:-1]
+        entries: list[_Entry] = []
+        for rid in self.s.repo_ids:
+            for row in rt.symbols_named(self.s.conn, rid, [owner.lower()], EXACT_ROWS):
+                if row.kind not in ("class", "struct", "module", "type", "interface", "enum"):
+                    continue
+                if outer and qualifier_feature(outer, row.parent, row.path, typo=False) is None:
+                    continue
+                m = match_exact_prefix(owner, row.name)
+                if m is None or m.kind != "exact":
+                    continue
+                entries.append(
+                    _Entry(row, m, "exact", [("constructor_owner", WEIGHTS["constructor_owner"])])
+                )
+        oq = Query(raw=q.raw, leaf=owner)
+        return self._rank_entries(entries, oq, [])
+
+    # ------------------------------------------------------------------ ranking
+
+    def _qualifier(self, e: _Entry, strict: bool) -> list[tuple[str, float]] | None:
+        q = self.q
+        if not q.scope:
+            return []
+        r = e.row
+        qual = qualifier_feature(q.scope, r.parent, r.path, typo=False)
+        if qual is None and not strict:
+            qual = qualifier_feature(q.scope, r.parent, r.path, typo=True)
+        if self.ctor:
+            # a constructor answers only for its own class: the chain itself (or
+            # its typo), never a neighbour in the same file or package
+            if qual is None or qual[0][0] not in ("scope", "scope_typo"):
+                return None
+            return qual
+        in_file = r.file_id in self.scope_files and r.name.lower() != q.scope[-1].lower()
+        if in_file:
+            # the scope is declared in this file: evidence on its own (an inherited
+            # member of a base class beside it) and on top of a parent match
+            qual = [*(qual or []), ("scope_file", WEIGHTS["scope_file"])]
+        return qual
+
+    def _compiled_extra(self, entries: list[_Entry]) -> None:
+        """JavaScript beside its own declaration file (`x.js` + `x.d.ts`) is compiled
+        output of TypeScript sources: it takes the generated-copy penalty. One
+        indexed lookup per repository per batch of new paths."""
+        todo: dict[int, dict[str, list[str]]] = {}
+        for e in entries:
+            p = e.row.path
+            if p in self._compiled or not p.endswith(_JS_EXTS):
+                continue
+            stem = p.rsplit(".", 1)[0]
+            for ext in (".d.ts", ".d.cts", ".d.mts"):
+                todo.setdefault(e.row.repository_id, {}).setdefault(stem + ext, []).append(p)
+            self._compiled[p] = False
+        for rid, decl in todo.items():
+            marks = ",".join("?" * len(decl))
+            for (found,) in self.s.conn.execute(
+                f"SELECT path FROM files WHERE repository_id = ? AND path IN ({marks})",
+                (rid, *decl),
+            ):
+                for js in decl[found]:
+                    self._compiled[js] = True
+
+    def _cand(self, r: Row) -> Candidate:
+        return _cand(r, self.s._projects.get(r.repository_id, ""))
+
+    def _extra(self, e: _Entry) -> list[tuple[str, float]]:
+        if self._compiled.get(e.row.path):
+            return [*e.extra, ("path_compiled", WEIGHTS["path_generated"])]
+        return e.extra
+
+    def _ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
+        self._compiled_extra(list(self.pool.values()))
+        scored: list[tuple[Scored, _Entry]] = []
+        best_evidence = 0
+        for e in self.pool.values():
+            if e.match.kind in ("abbrev", "subseq"):
+                best_evidence = max(best_evidence, e.match.evidence)
+        strong = False
+        for e in self.pool.values():
+            sc = self._score_entry(e, strict)
+            if sc is None:
+                continue
+            if e.match.kind == "typo" and e.match.evidence < best_evidence:
+                continue  # D14: a near miss joins only on at least the in-order evidence
+            if e.match.kind == "exact" and e.row.repository_id == self.s.repo_id:
+                strong = True
+            scored.append((sc, e))
+        return self._top(scored), strong
+
+    def _literal_count(self) -> int:
+        """Exact/prefix entries that answer the query (scope included)."""
+        return sum(
+            1
+            for e in self.pool.values()
+            if e.match.kind in ("exact", "prefix") and self._score_entry(e, True) is not None
+        )
+
+    def _score_entry(self, e: _Entry, strict: bool) -> Scored | None:
+        """Score once per entry and mode: batches re-rank the growing pool (~5 µs a row)."""
+        key = (e.row.id, strict)
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        qual = self._qualifier(e, strict)
+        sc = None
+        if qual is not None:
+            sc = score(
+                self.q, self._cand(e.row), match=e.match, qualifier=qual, extra=self._extra(e)
+            )
+        self._memo[key] = (e, sc)
+        return sc
+
+    def _ranked_fallback(self) -> list[Hit]:
+        scored = []
+        for e in self.pool.values():
+            extra = [*self._extra(e), ("scope_unmatched", WEIGHTS["scope_unmatched"])]
+            sc = score(self.q, self._cand(e.row), match=e.match, qualifier=[], extra=extra)
+            if sc is not None:
+                scored.append((sc, e))
+        return self._top(scored)
+
+    def _rank_entries(
+        self, entries: list[_Entry], q: Query, qualifier: list[tuple[str, float]] | None
+    ) -> list[Hit]:
+        self._compiled_extra(entries)
+        scored = []
+        for e in entries:
+            sc = score(
+                q, self._cand(e.row), match=e.match, qualifier=qualifier or [], extra=self._extra(e)
+            )
+            if sc is not None:
+                scored.append((sc, e))
+        return self._top(scored)
+
+    def _top(self, scored: list[tuple[Scored, _Entry]]) -> list[Hit]:
+        scored.sort(key=lambda t: (-t[0].score.total, t[1].row.path, t[1].row.line, t[1].row.id))
+        return [self.s.hit(e, sc) for sc, e in scored[: self.limit]]
+
+    def _path_layer(self) -> list[Hit]:
+        q = self.q
+        text = q.raw.strip("/")
+        hits: list[Hit] = []
+        for rid in self.s.repo_ids:
+            for fid, path, lang in rt.files_matching(self.s.conn, rid, text, 200):
+                base = path.rsplit("/", 1)[-1]
+                parts: list[tuple[str, float]] = []
+                if path.lower().endswith(text.lower()):
+                    parts.append(
+                        ("path", 900.0 if base.lower() == text.lower() or "/" in text else 700.0)
+                    )
+                else:
+                    parts.append(("path", 500.0))
+                parts.append(("length", round(100.0 * len(text) / max(len(path), 1), 1)))
+                del fid
+                hits.append(
+                    Hit(
+                        root=self.s._roots.get(rid, ""),
+                        path=path,
+                        line=1,
+                        end_line=None,
+                        name=base,
+                        qualified=path,
+                        kind="file",
+                        language=lang or "",
+                        repository=self.s._idents.get(rid, ""),
+                        score=Score.of(parts),
+                        layer="path",
+                    )
+                )
+        hits.sort(key=lambda h: (-h.score.total, h.path))
+        return hits[: self.limit]
+
+    def _batch(self, hits: list[Hit], layer: str, *, final: bool = False) -> Batch:
+        return Batch(
+            hits=hits,
+            layer=layer,
+            final=final,
+            state=self.s.state,
+            elapsed_ms=round((time.perf_counter() - self.t0) * 1000, 2),
+        )
+
+
+def _quality(m: NameMatch) -> float:
+    return sum(v for _, v in m.parts)
+
+
+def project_name(identity: str) -> str:
+    """`github.com/Effect-TS/effect` → `effect`; `local:/src/foo` → `foo`."""
+    return identity.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _cand(r: Row, project: str = "") -> Candidate:
+    return Candidate(
+        project=project,
+        name=r.name,
+        kind=r.kind,
+        visibility=r.visibility,
+        parent=r.parent,
+        path=r.path,
+        language=r.language,
+    )
