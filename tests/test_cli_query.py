@@ -148,3 +148,41 @@ def test_other_repositories_only_with_all_repos(
     assert rq("-q", "Invoice", cwd=a.root).code == 1
     r = rq("-q", "--all-repos", "Invoice", cwd=a.root)
     assert r.code == 0 and r.out.startswith("../other/lib.py:1  class  Invoice")
+
+
+def _on_a_terminal(args: list[str], cwd: object, env: dict[str, str]) -> str:
+    """Run rq with stdout on a pseudo-terminal (stdin too, so `rq -q` is explicit)."""
+    import os
+    import pty
+    import subprocess
+
+    from tests.conftest import rq_bin
+
+    master, slave = pty.openpty()
+    p = subprocess.Popen([*rq_bin(), *args], cwd=cwd, stdout=slave, stderr=subprocess.PIPE, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    p.wait(timeout=60)
+    os.close(master)
+    return b"".join(chunks).decode()
+
+
+def test_colour_only_on_a_terminal_without_no_color(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    import os
+
+    repo = indexed(make_repo, rq)
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    coloured = _on_a_terminal(["-q", "Order"], repo.root, env)
+    assert "\x1b[" in coloured and "app/models.py:1" in coloured
+    plain = _on_a_terminal(["-q", "Order"], repo.root, {**env, "NO_COLOR": "1"})
+    assert "\x1b[" not in plain and "app/models.py:1  class  Order" in plain
