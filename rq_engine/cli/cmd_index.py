@@ -17,11 +17,17 @@ from rq_engine.core.errors import ExitCode, RqError, UsageError
 
 
 def run(ns: argparse.Namespace) -> int:
-    if ns.status:
-        return _status(sys.stdout)
-    if ns.drop is not None:
-        return _drop(ns.drop)
-    return _index(ns.index if ns.index is not None else ".")
+    import sqlite3
+
+    try:
+        if ns.status:
+            return _status(sys.stdout)
+        if ns.drop is not None:
+            return _drop(ns.drop)
+        return _index(ns.index if ns.index is not None else ".")
+    except sqlite3.Error as e:
+        # e.g. "database is locked" past the busy timeout, a full disk, a corrupt file
+        raise RqError(f"index error: {e}", ExitCode.IOERR) from e
 
 
 def _dir(arg: str, flag: str) -> Path:

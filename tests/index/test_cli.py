@@ -183,3 +183,18 @@ def test_ctrl_c_keeps_committed_batches(
     conn.close()
     r = rq("--index", str(repo.root))
     assert r.code == 0 and f"({n - kept} new or changed" in r.err
+
+
+def test_a_corrupt_index_is_one_line_exit_74(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    from rq_engine.store.paths import index_db_path
+
+    repo = make_repo({"a.py": A})
+    db = index_db_path()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    db.write_bytes(b"not a database at all" * 300)
+    for args in (("--index", str(repo.root)), ("--status",), ("--drop", str(repo.root))):
+        r = rq(*args)
+        assert r.code == 74 and r.out == "" and r.err.count("\n") == 1, (args, r)
+        assert "file is not a database" in r.err
