@@ -53,6 +53,8 @@ WEIGHTS: dict[str, float] = {
     "path_parent": 5.0,  # a member in its type's own file (`TagHelper#content_tag` in tag_helper.rb)
     "path_project": 15.0,  # the file is named after the project (effect's Effect.ts)
     "path_internal": -15.0,  # under an internal/ directory: implementation, not API
+    "nesting": -3.0,  # per enclosing level beyond the first (a class inside a function)
+    "nesting_cap": -12.0,
     "path_depth": -2.0,  # per directory level, capped
     "path_depth_cap": -12.0,
 }
@@ -506,6 +508,14 @@ def kind_feature(kind: str) -> list[tuple[str, float]]:
     return [("kind", w)] if w else []
 
 
+def nesting_feature(levels: int) -> list[tuple[str, float]]:
+    """Definitions nested deep inside others (a class local to a function, a test's
+    helper class) are rarely where a bare name should land; a method is one level."""
+    if levels <= 1:
+        return []
+    return [("nesting", max(WEIGHTS["nesting"] * (levels - 1), WEIGHTS["nesting_cap"]))]
+
+
 def visibility_feature(visibility: str) -> list[tuple[str, float]]:
     """Private/protected: a small penalty, never a filter; unknown carries no signal."""
     if visibility in ("private", "protected"):
@@ -647,6 +657,7 @@ def score(
     parts += visibility_feature(cand.visibility)
     parts += qualifier
     chain = scope_chain(cand.parent)
+    parts += nesting_feature(len(chain))
     parts += path_features(cand.path, cand.name, cand.project, chain[-1] if chain else "")
     if extra:
         parts += extra

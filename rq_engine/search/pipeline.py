@@ -150,6 +150,7 @@ class _Run(Ranking):
         self.scope_files: set[int] = set()  # files declaring the scope's last name
         self.path_files: set[int] = set()  # files whose path names it
         self.ctor = bool(q.scope) and q.leaf.lower() in _CTOR_ALIASES
+        self.unrestricted = False  # scoped fetches read only rows the scope could answer
         self._compiled: dict[str, bool] = {}
         self._memo: dict[tuple[int, bool], tuple[_Entry, Scored | None]] = {}
 
@@ -166,7 +167,8 @@ class _Run(Ranking):
             return
         if q.scope:
             for rid in self.s.repo_ids:
-                self.scope_files |= rt.files_defining(self.s.conn, rid, q.scope[-1].lower())
+                if len(q.scope) == 1:  # `os.path` names a module chain, not class Path
+                    self.scope_files |= rt.files_defining(self.s.conn, rid, q.scope[-1].lower())
                 self.path_files |= rt.files_for_scope(self.s.conn, rid, q.scope[-1])
         self._layer_exact_prefix()
         hits, strong = self._ranked(strict=True)
@@ -231,13 +233,20 @@ class _Run(Ranking):
         """Definitions with these names; for a scoped query, those the scope could
         answer first, every one only when none could (the retries need them)."""
         conn = self.s.conn
-        if self.q.scope:
+        if self.q.scope and not self.unrestricted:
             rows = rt.symbols_named_in_scope(
                 conn, rid, lowers, self.q.scope[-1], self.scope_files | self.path_files, cap
             )
             if rows:
                 return rows
         return rt.symbols_named(conn, rid, lowers, cap)
+
+    def _refetch_unrestricted(self) -> None:
+        if self.unrestricted:
+            return
+        self.unrestricted = True
+        self.seen_names.clear()
+        self._layer_exact_prefix()
 
     def _ctor_names(self) -> list[str]:
         return [self.q.leaf_lower, *self.s._ctors.values()]

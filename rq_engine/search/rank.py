@@ -75,10 +75,16 @@ class Ranking:
                         wild.append(_Entry(row, m, "fuzzy", [("wildcard", WEIGHTS["wildcard"])]))
             if wild:
                 return self._rank_entries(wild, q.unscoped(), None)
+        # the scoped fetch read only rows the scope could answer; the typo retry
+        # and the leaf-alone fallback need every definition of the leaf
+        self._refetch_unrestricted()
         hits, _ = self._ranked(strict=False)
         if hits:
             return hits
         return self._ranked_fallback()
+
+    def _refetch_unrestricted(self) -> None:
+        raise NotImplementedError  # the pipeline's run reads the index
 
     def _constructor_owner(self) -> list[Hit]:
         q = self.q

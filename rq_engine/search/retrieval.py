@@ -265,12 +265,14 @@ def files_matching(
 
 
 def files_defining(conn: sqlite3.Connection, repo: int, name_lower: str) -> set[int]:
-    """Files that define a symbol of this name (where a scope is declared)."""
+    """Files that declare a type or module of this name (where a scope is declared;
+    a variable called `path` does not make its file the home of `os.path`)."""
     return {
         int(r[0])
         for r in conn.execute(
             "SELECT DISTINCT file_id FROM symbols WHERE repository_id = ? AND name_lower = ?"
-            " LIMIT 200",
+            " AND kind IN ('class', 'struct', 'interface', 'trait', 'module', 'type', 'enum',"
+            " 'union') LIMIT 200",
             (repo, name_lower),
         )
     }

@@ -330,3 +330,12 @@ def test_package_qualified_scope_chain() -> None:
     assert qualifier_feature(("rpc", "Client"), "Client", "src/net/http/client.go") != [
         ("scope", WEIGHTS["scope"])
     ]
+
+
+def test_nesting_penalises_definitions_deep_inside_others() -> None:
+    method = dict(score(parse("save"), Candidate("save", "method", parent="Model")).score.parts)  # type: ignore[union-attr]
+    local = dict(
+        score(parse("save"), Candidate("save", "method", parent="make.LocalModel")).score.parts  # type: ignore[union-attr]
+    )
+    assert "nesting" not in method
+    assert local["nesting"] == WEIGHTS["nesting"]
