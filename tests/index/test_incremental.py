@@ -159,3 +159,33 @@ def test_deadline_and_cancel_stop_but_keep_committed_batches(
     s3 = index_under(db, repo.root, workers=1)  # resumes: the committed work is not redone
     assert s3.complete and s3.files_unchanged == s.files_indexed + s2.files_indexed
     assert dump(db) == truth(repo.root)
+
+
+def test_a_checkout_whose_identity_changes_moves_and_the_orphan_goes(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    repo = make_repo({"a.py": A})
+    s1 = index_under(db, repo.root, workers=1)
+    assert s1.identity == f"local:{repo.root}"
+    repo.git("remote", "add", "origin", "git@github.com:Org/Moved.git")
+    s2 = index_under(db, repo.root, workers=1)
+    assert s2.identity == "github.com/Org/Moved" and s2.repository_id != s1.repository_id
+    assert db.execute("SELECT identity FROM repositories").fetchall() == [("github.com/Org/Moved",)]
+    assert db.execute("SELECT count(*) FROM checkouts").fetchone() == (1,)
+    assert dump(db) == truth(repo.root)
+    fts_ok(db)
+
+
+def test_a_moved_checkout_is_pruned_when_its_repository_is_next_indexed(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    url = "https://github.com/Org/Two.git"
+    one = make_repo({"a.py": A}, name="one", remote=url)
+    two = make_repo({"a.py": A}, name="two", remote=url)
+    index_under(db, one.root, workers=1)
+    index_under(db, two.root, workers=1)
+    assert db.execute("SELECT count(*) FROM checkouts").fetchone() == (2,)
+    one.root.rename(one.root.with_name("one-moved"))
+    index_under(db, two.root, workers=1)
+    roots = [r[0] for r in db.execute("SELECT root_path FROM checkouts")]
+    assert roots == [str(two.root)]
