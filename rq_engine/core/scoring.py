@@ -63,8 +63,8 @@ WEIGHTS: dict[str, float] = {
 KIND_WEIGHTS: dict[str, float] = {
     "class": 30.0,
     "struct": 30.0,
-    "interface": 30.0,
-    "trait": 30.0,
+    "interface": 32.0,  # an interface/trait names the concept its many implementations share
+    "trait": 32.0,
     "enum": 28.0,
     "union": 25.0,
     "type": 25.0,
@@ -527,6 +527,7 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__"
 _GENERATED_DIRS = frozenset(
     {"dist", "build", "out", "vendor", "node_modules", "third_party", "_build", "target"}
 )
+_SOURCE_ROOTS = frozenset({"", "src", "lib", "package", "packages"})
 _ENTRY_FILES = frozenset(
     {"__init__.py", "mod.rs", "lib.rs", "index.ts", "index.js", "index.tsx", "index.mjs"}
 )
@@ -558,7 +559,9 @@ def path_features(
         out.append(("path_name", WEIGHTS["path_name"]))
     if parent_last and stem == fold(parent_last):
         out.append(("path_parent", WEIGHTS["path_parent"]))
-    if project and stem == fold(project):
+    # the project's front door sits at a source root (package/src/Effect.ts), not
+    # deep inside (django/template/backends/django.py)
+    if project and stem == fold(project) and fold(dirs[-1] if dirs else "") in _SOURCE_ROOTS:
         out.append(("path_project", WEIGHTS["path_project"]))
     if "internal" in lower_dirs:
         out.append(("path_internal", WEIGHTS["path_internal"]))
