@@ -196,6 +196,13 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
         lang = registry.language_for_path(path)
         if lang is None:
             continue
+        if not path.isascii():
+            try:
+                path.encode("utf-8")
+            except UnicodeEncodeError:  # undecodable bytes in the name: SQLite TEXT can't hold it
+                stats.files_seen += 1
+                _fail(stats, os.fsencode(path).decode("utf-8", "replace"), "file name is not UTF-8")
+                continue
         listed.add(path)
         old = states.get(path)
         full = os.path.join(root, path)

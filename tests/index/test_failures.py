@@ -64,3 +64,15 @@ def test_fifo_in_a_plain_directory_is_a_failure_not_a_hang(
     assert s.files_failed == 1 and any("pipe.py: not a regular file" in e for e in s.errors)
     assert [r[1] for r in dump(db)] == ["ok"]
     assert db.execute("SELECT identity FROM repositories").fetchone() == (f"local:{plain}",)
+
+
+def test_a_file_name_that_is_not_utf8_is_a_failure(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    repo = make_repo({"ok.py": "def ok():\n    pass\n"}, commit=False)
+    with open(os.path.join(os.fsencode(repo.root), b"bad\xff.py"), "wb") as f:
+        f.write(b"def bad():\n    pass\n")
+    s = index_under(db, repo.root, workers=1)
+    assert s.complete and s.files_failed == 1 and s.files_indexed == 1
+    assert any("file name is not UTF-8" in e for e in s.errors)
+    assert [r[1] for r in dump(db)] == ["ok"]
