@@ -11,7 +11,7 @@ finished empty and nothing newer arrived within NO_MATCH_DELAY.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,15 +24,15 @@ from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 
 from rq_engine.core.errors import RqError
 from rq_engine.search.types import Batch, CancelToken, Hit
+from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
 from rq_tui.widgets import (
     ExplainPane,
     QueryInput,
-    ResultList,
     StatusLine,
     hit_key,
     location,
@@ -45,6 +45,11 @@ from rq_tui.widgets import (
 NO_MATCH_DELAY = 0.15
 # Below this width the explain pane goes under the list instead of beside it.
 NARROW_WIDTH = 100
+# An intermediate batch is drawn if no later one arrives within this (s): one frame.
+STREAM_FRAME = 0.016
+# The preview is highlighted once the highlight has rested this long (s).
+PREVIEW_DELAY = 0.06
+PREVIEW_CACHE = 64  # highlighted definitions kept for moving back and forth
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 
 
@@ -125,7 +130,12 @@ class PickerScreen(Screen[None]):
         self.rendered: deque[tuple[int, str, int, bool]] = deque(maxlen=256)
         self.final_query: str | None = None
         self.final_rendered_at = 0.0
+        self.engine_ms = 0.0  # the pipeline's own time for the last final batch
         self._no_match_timer: Timer | None = None
+        self._held: BatchArrived | None = None  # an intermediate batch waiting for its frame
+        self._held_timer: Timer | None = None
+        self._preview_timer: Timer | None = None
+        self._previews: OrderedDict[tuple[str, str, int, str], Content] = OrderedDict()
 
     # --- layout -----------------------------------------------------------
 
@@ -145,8 +155,13 @@ class PickerScreen(Screen[None]):
             query.cursor_blink = False  # a blinking cursor would make snapshots racy
         query.focus()
         self._refresh_status()
+        # After the first frame: opening the index and the first search hold the
+        # GIL for tens of ms in their thread, which would delay that frame.
+        self.call_after_refresh(self._first_search)
+
+    def _first_search(self) -> None:
         self._describe(self.all_repos)
-        self.start_search(self.initial_query)
+        self.start_search(self.query_one("#query", Input).value)
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
@@ -165,11 +180,11 @@ class PickerScreen(Screen[None]):
         token = CancelToken()
         self.tokens.append(token)
         self._cancel_no_match()
+        self._drop_held()
         if not query.strip():
             token.cancel()
             self.count = None
             self.query_one("#results", ResultList).show_placeholder("")
-            self._highlight_changed()
             self._refresh_status()
             return
         self._search(query, token, self.generation, self.all_repos)
@@ -199,6 +214,28 @@ class PickerScreen(Screen[None]):
             return  # a cancelled search's late batch
         if msg.seq < self.newest_seq.get(msg.generation, 0):
             return  # superseded before we got to draw it
+        if not msg.batch.final:
+            # Hold an intermediate batch for one frame: if the next layer lands
+            # within it (the usual case on an indexed repo), one frame is drawn
+            # instead of two, and the search thread is not slowed by rendering.
+            self._held = msg
+            if self._held_timer is None:
+                self._held_timer = self.set_timer(STREAM_FRAME, self._draw_held)
+            return
+        self._drop_held()
+        self._draw(msg)
+
+    def _draw_held(self) -> None:
+        msg, self._held, self._held_timer = self._held, None, None
+        if msg is not None and msg.generation == self.generation:
+            self._draw(msg)
+
+    def _drop_held(self) -> None:
+        if self._held_timer is not None:
+            self._held_timer.stop()
+        self._held = self._held_timer = None
+
+    def _draw(self, msg: BatchArrived) -> None:
         batch = msg.batch
         self.rendered.append((msg.generation, batch.layer, len(batch.hits), batch.final))
         self.state = batch.state or self.state
@@ -209,8 +246,7 @@ class PickerScreen(Screen[None]):
             keep = self.shown_generation == msg.generation and results.highlighted not in (None, 0)
             self.shown_generation = msg.generation
             results.show_hits(batch.hits, self.cwd, self.all_repos, keep=keep)
-            self.count = len(batch.hits)
-            self._highlight_changed()
+            self.count = len(batch.hits)  # show_hits posts Highlighted: the side pane follows
         elif batch.final:
             self.count = 0
             self._cancel_no_match()
@@ -218,17 +254,18 @@ class PickerScreen(Screen[None]):
                 NO_MATCH_DELAY, lambda g=msg.generation: self._show_no_matches(g)
             )
         if batch.final:
+            # Keystroke to results drawn into the widgets; the paint that follows
+            # (~3 ms) is left out so the status line lands in the same frame.
+            self.latency_ms = (time.perf_counter() - self.query_started) * 1000
+            self.engine_ms = batch.elapsed_ms
             self.newest_seq.pop(msg.generation, None)
             self.call_after_refresh(self._stamp, msg.generation, msg.query)
         self._refresh_status()
 
     def _stamp(self, generation: int, query: str) -> None:
-        if generation != self.generation:
-            return
-        self.final_rendered_at = time.perf_counter()
-        self.final_query = query
-        self.latency_ms = (self.final_rendered_at - self.query_started) * 1000
-        self._refresh_status()
+        if generation == self.generation:
+            self.final_rendered_at = time.perf_counter()
+            self.final_query = query
 
     def _show_no_matches(self, generation: int) -> None:
         if generation != self.generation:
@@ -239,7 +276,6 @@ class PickerScreen(Screen[None]):
             else "no matches"
         )
         self.query_one("#results", ResultList).show_placeholder(text)
-        self._highlight_changed()
 
     def _cancel_no_match(self) -> None:
         if self._no_match_timer is not None:
@@ -284,17 +320,30 @@ class PickerScreen(Screen[None]):
 
     # --- the side pane ----------------------------------------------------
 
-    @on(OptionList.OptionHighlighted, "#results")
-    def _option_highlighted(self) -> None:
+    @on(ResultList.Highlighted)
+    def _row_highlighted(self) -> None:
         self._highlight_changed()
 
     def _highlight_changed(self) -> None:
         results = self.query_one("#results", ResultList)
         side = self.query_one("#side", ExplainPane)
         side.show(results.hits, results.highlighted if results.hits else None, self.cwd)
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
         hit = results.highlighted_hit
-        if hit is not None and side.display:
-            self._preview(hit)
+        if hit is None or not side.display:
+            side.show_preview(Content(""))
+            return
+        cached = self._previews.get(hit_key(hit))
+        if cached is not None:
+            self._previews.move_to_end(hit_key(hit))
+            side.show_preview(cached)
+            return
+        side.show_preview(Content(""))
+        # Highlighting holds the GIL (~5-20 ms a definition, pygments' first
+        # import ~60 ms): wait until typing or scrolling pauses.
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda h=hit: self._preview(h))
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def _preview(self, hit: Hit) -> None:
@@ -302,6 +351,9 @@ class PickerScreen(Screen[None]):
 
     @on(PreviewReady)
     def _preview_ready(self, msg: PreviewReady) -> None:
+        self._previews[msg.key] = msg.content
+        while len(self._previews) > PREVIEW_CACHE:
+            self._previews.popitem(last=False)
         hit = self.query_one("#results", ResultList).highlighted_hit
         if hit is not None and hit_key(hit) == msg.key:
             self.query_one("#side", ExplainPane).show_preview(msg.content)
@@ -309,25 +361,13 @@ class PickerScreen(Screen[None]):
     # --- actions ----------------------------------------------------------
 
     def action_move(self, delta: int) -> None:
-        results = self.query_one("#results", ResultList)
-        if results.hits:
-            if delta < 0:
-                results.action_cursor_up()
-            else:
-                results.action_cursor_down()
+        self.query_one("#results", ResultList).move(delta)
 
-    def action_page(self, delta: int) -> None:
-        results = self.query_one("#results", ResultList)
-        if results.hits:
-            if delta < 0:
-                results.action_page_up()  # type: ignore[no-untyped-call]
-            else:
-                results.action_page_down()  # type: ignore[no-untyped-call]
+    def action_page(self, direction: int) -> None:
+        self.query_one("#results", ResultList).page(direction)
 
     def action_edge(self, end: int) -> None:
-        results = self.query_one("#results", ResultList)
-        if results.hits:
-            results.highlighted = 0 if end == 0 else len(results.hits) - 1
+        self.query_one("#results", ResultList).edge(last=end != 0)
 
     def action_open(self) -> None:
         hit = self.query_one("#results", ResultList).highlighted_hit

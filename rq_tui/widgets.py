@@ -8,15 +8,11 @@ so every palette in themes/ applies.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Static
 
 from rq_engine.search.types import Hit
 
@@ -78,85 +74,6 @@ class QueryInput(Input):
         return super().check_consume_key(key, character)
 
 
-class ResultList(OptionList):
-    """The live result list: one row per hit, `[repo]  path:line  kind  qualified.name`."""
-
-    class Open(Message):
-        """A result was double-clicked: open it."""
-
-    @dataclass
-    class Placeholder:
-        text: str
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.hits: list[Hit] = []
-        self.cwd = os.getcwd()
-        self.show_repository = False
-
-    def show_hits(self, hits: list[Hit], cwd: str, show_repository: bool, keep: bool) -> None:
-        """Replace the rows with `hits` (a batch supersedes the previous one).
-
-        `keep`: keep the highlighted hit where it is when it is still listed (a
-        later batch of the same query); otherwise the first row is highlighted.
-        """
-        previous = self.highlighted_hit if keep else None
-        self.hits = list(hits)
-        self.cwd = cwd
-        self.show_repository = show_repository
-        # With the repository column, paths are repository-relative: shorter than
-        # `../../other/checkout/...`, and the column already says where they are.
-        if show_repository:
-            locs = [f"{h.path}:{h.line}" for h in hits]
-        else:
-            locs = [location(h, cwd) for h in hits]
-        width = min(max((len(s) for s in locs), default=0), MAX_PATH_COLUMN)
-        kind_width = max((len(h.kind) for h in hits), default=0)
-        repos = [short_repository(h.repository) for h in hits] if show_repository else []
-        repo_width = max((len(r) for r in repos), default=0)
-        rows = []
-        for i, (hit, loc) in enumerate(zip(hits, locs, strict=True)):
-            parts: list[Content | tuple[str, str] | str] = []
-            if show_repository:  # first, so a narrow list never cuts it off
-                parts += [(repos[i].ljust(repo_width), "$rq-repo"), "  "]
-            parts += [
-                (loc.ljust(width), "$rq-path"),
-                "  ",
-                (hit.kind.ljust(kind_width), "$rq-kind"),
-                "  ",
-                name_with_matches(hit),
-            ]
-            rows.append(Option(Content.assemble(*parts)))
-        self.set_options(rows)
-        index = 0
-        if previous is not None:
-            target = hit_key(previous)
-            index = next((i for i, h in enumerate(hits) if hit_key(h) == target), 0)
-        if hits:
-            self.highlighted = index
-
-    def show_placeholder(self, text: str) -> None:
-        """No hits: one muted line (`no matches`), or an empty list when `text` is empty."""
-        self.hits = []
-        rows = [Option(Content.styled(text, "$text-muted italic"), disabled=True)] if text else []
-        self.set_options(rows)
-
-    @property
-    def highlighted_hit(self) -> Hit | None:
-        i = self.highlighted
-        if i is None or not (0 <= i < len(self.hits)):
-            return None
-        return self.hits[i]
-
-    async def _on_click(self, event: events.Click) -> None:
-        # A click selects (highlights) the row; a double click opens it.
-        clicked = event.style.meta.get("option")
-        if clicked is not None and 0 <= clicked < len(self.hits):
-            self.highlighted = clicked
-            if event.chain >= 2:
-                self.post_message(self.Open())
-
-
 def explain_content(hits: list[Hit], index: int) -> Content:
     """The score breakdown of hits[index]: each feature, its value, the margin over the next."""
     hit = hits[index]
@@ -206,7 +123,6 @@ class ExplainPane(Vertical):
         if index is None or not (0 <= index < len(hits)):
             explain.update("")
             title.update("")
-            self.show_preview(Content(""))
             return
         explain.update(explain_content(hits, index))
         title.update(Content.styled(location(hits[index], cwd), "$rq-path"))

@@ -29,6 +29,7 @@ SnapCompare = Callable[..., bool]
 async def settle(pilot: Pilot[Any], extra: float = 0.0) -> None:
     """Every worker done and every message it posted handled (batches, then previews)."""
     for _ in range(3):
+        await pilot.pause(0.08)  # past PREVIEW_DELAY, so the preview worker has started
         for _ in range(2000):
             if not any(
                 w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers

@@ -16,8 +16,8 @@ from textual.worker import WorkerState
 from rq_engine.search.types import Batch, CancelToken
 from rq_tui.app import Outcome, PickerApp, finish
 from rq_tui.help import HelpScreen
+from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
-from rq_tui.widgets import ResultList
 from tests.conftest import Repo
 from tests.tui.fixture import build_shop, build_warehouse
 
@@ -43,6 +43,7 @@ async def idle(pilot: Pilot[object], timeout: float = 20.0) -> None:
 async def settle(pilot: Pilot[object], extra: float = 0.0) -> None:
     """Wait for every worker and the messages they posted (batches, then previews)."""
     for _ in range(3):
+        await pilot.pause(0.08)  # past PREVIEW_DELAY, so the preview worker has started
         await idle(pilot)
         await pilot.pause(0.02)
     if extra:
@@ -183,7 +184,7 @@ def test_no_matches_appears_only_after_the_delay(shop: Repo) -> None:
         assert results(app).hits  # no flicker to an empty list
         await pilot.pause(0.3)
         assert results(app).hits == []
-        assert "no matches" in str(results(app).get_option_at_index(0).prompt)
+        assert "no matches" in results(app).render_line(0).text
 
     drive(app, script)
 
