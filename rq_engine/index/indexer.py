@@ -19,6 +19,7 @@ import sqlite3
 import stat as st_mod
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,12 @@ MAX_ERRORS = 20
 # and are re-read every batch. 64 MiB cut a Go-stdlib cold pass's write CPU from
 # 4.0 s to 2.5 s (most of it system time). Memory is only taken as pages are used.
 WRITER_CACHE_KIB = 64 * 1024
+# The writer's busy timeout during a pass (ms; connect() sets 5 s). SQLite's busy
+# handler is not fair: with three `rq --index` on a loaded 2-core machine one was
+# starved past 5 s though no transaction lasted 1 s. A pass is background work: it
+# waits for the lock rather than fails (this covers the derived hook's
+# transactions too, which run on this connection).
+WRITER_BUSY_MS = 120_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +105,12 @@ def drop_repository(conn: sqlite3.Connection, root: Path) -> writes.Dropped | No
     rid = int(row[0]) if row else writes.repository_id(conn, co.identity)
     if rid is None:
         return None
-    fts.repair(conn)
-    with writes.transaction(conn):
-        fts.note_write(conn, None)
-        dropped = writes.delete_repository(conn, rid)
-    derived.after_batch(conn, rid)
+    with _writer_settings(conn):
+        fts.repair(conn)
+        with writes.transaction(conn):
+            fts.note_write(conn, None)
+            dropped = writes.delete_repository(conn, rid)
+        derived.after_batch(conn, rid)
     return dropped
 
 
@@ -140,12 +148,22 @@ def run_index(
     req = _Request(
         tuple(active_files), tuple(subtrees), deadline, cancel, progress, workers, batch_files
     )
-    cache = conn.execute("PRAGMA cache_size").fetchone()[0]
-    conn.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
-    try:
+    with _writer_settings(conn):
         return _run(conn, checkout, req)
+
+
+@contextmanager
+def _writer_settings(conn: sqlite3.Connection) -> Iterator[None]:
+    """A bigger page cache and a patient busy timeout for the pass, restored after."""
+    cache = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    busy = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    conn.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
+    conn.execute(f"PRAGMA busy_timeout = {WRITER_BUSY_MS}")
+    try:
+        yield
     finally:
-        conn.execute(f"PRAGMA cache_size = {int(cache)}")
+        conn.execute(f"PRAGMA cache_size = {cache}")
+        conn.execute(f"PRAGMA busy_timeout = {busy}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,3 +81,35 @@ print("done")
     assert writer.returncode == 0, err
     assert reads > 3
     assert len(seen_versions) >= 2, "the reader never overlapped the writer"
+
+
+def test_concurrent_writers_all_finish_and_agree(make_repo: Callable[..., Repo]) -> None:
+    """Three `rq --index` processes at once (two on the same cold repo): every one exits 0,
+    and the index equals the ground truth with the FTS table whole."""
+    import os
+
+    from tests.conftest import rq_bin
+    from tests.index.conftest import dump, fts_ok, truth
+
+    body = "".join(f"class C{k}:\n    def m{k}(self):\n        pass\n\n" for k in range(10))
+    one = make_repo({f"d{i // 50}/a{i}.py": body for i in range(250)}, name="one", commit=False)
+    two = make_repo({f"b{i}.py": body for i in range(60)}, name="two", commit=False)
+    procs = [
+        subprocess.Popen(
+            [*rq_bin(), "--index", str(root)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+        )
+        for root in (one.root, one.root, two.root)
+    ]
+    for p in procs:
+        out, err = p.communicate(timeout=180)
+        assert p.returncode == 0, err
+    conn = connect()
+    fts_ok(conn)
+    rows = dump(conn)
+    assert [r for r in rows if r[0].startswith("d")] == truth(one.root)
+    assert [r for r in rows if r[0].startswith("b")] == truth(two.root)
+    conn.close()
