@@ -35,6 +35,15 @@ TREE = {
     "with space/ünïcode.py": "odd names\n",
     "z-a.py": "sorts before z/ in bytes order\n",
     "z/a.py": "\n",
+    "more/.gitignore": "gen\nsub/x.py\n**/deep_*.py\n[ab]?.py\n\\#lit.py\nspace.py \n",
+    "more/gen/file.py": "dir matched without a slash\n",
+    "more/sub/x.py": "middle slash: anchored to more/\n",
+    "more/q/sub/x.py": "not anchored here: listed\n",
+    "more/a/b/deep_one.py": "**/ prefix\n",
+    "more/a1.py": "character class\n",
+    "more/c1.py": "not in the class\n",
+    "more/#lit.py": "escaped hash\n",
+    "more/space.py": "trailing space is trimmed\n",
 }
 
 
