@@ -270,11 +270,10 @@ class PickerScreen(Screen[None]):
     def _show_no_matches(self, generation: int) -> None:
         if generation != self.generation:
             return
-        text = (
-            "no matches yet: the index is still warming"
-            if self.state == "warming"
-            else "no matches"
-        )
+        text = {
+            "warming": "no matches yet: the index is still warming",
+            "never": "no matches: this directory is not indexed (rq --index)",
+        }.get(self.state, "no matches")
         self.query_one("#results", ResultList).show_placeholder(text)
 
     def _cancel_no_match(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,8 @@ from rq_engine.search.types import Batch, Cancelled, CancelToken
 if TYPE_CHECKING:
     from rq_engine.search.pipeline import Searcher
 
+STALE_AFTER = 1.0  # seconds a warming repository's Searcher is reused
+
 
 class SearchSession:
     def __init__(self, cwd: Path, db_path: Path | None = None) -> None:
@@ -29,10 +32,17 @@ class SearchSession:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._searchers: dict[bool, Searcher] = {}
+        self._made: dict[bool, float] = {}
 
     def _searcher(self, all_repos: bool) -> Searcher:
-        # Called with the lock held.
+        # Called with the lock held. A Searcher reads the coverage state once; while
+        # the repository is not complete (a warm may be running), take a fresh one
+        # every STALE_AFTER so the status line follows the index (~1 ms: a few
+        # SELECTs and stats, no git process).
         s = self._searchers.get(all_repos)
+        now = time.monotonic()
+        if s is not None and s.state != "complete" and now - self._made[all_repos] > STALE_AFTER:
+            s = None
         if s is None:
             from rq_engine.search.pipeline import Searcher
             from rq_engine.store.db import connect
@@ -41,6 +51,7 @@ class SearchSession:
                 self._conn = connect(self.db_path)
             s = Searcher(self._conn, self.cwd, all_repos=all_repos)
             self._searchers[all_repos] = s
+            self._made[all_repos] = now
         return s
 
     def describe(self, all_repos: bool) -> tuple[str | None, str]:

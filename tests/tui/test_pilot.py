@@ -13,13 +13,15 @@ import pytest
 from textual.pilot import Pilot
 from textual.worker import WorkerState
 
+from rq_engine.index.indexer import index_under
 from rq_engine.search.types import Batch, CancelToken
+from rq_engine.store.db import connect
 from rq_tui.app import Outcome, PickerApp, finish
 from rq_tui.help import HelpScreen
 from rq_tui.results import ResultList
-from rq_tui.session import SearchSession
+from rq_tui.session import STALE_AFTER, SearchSession
 from tests.conftest import Repo
-from tests.tui.fixture import build_shop, build_warehouse
+from tests.tui.fixture import build_shop, build_warehouse, seed_only
 
 SIZE = (120, 30)
 
@@ -365,5 +367,48 @@ def test_a_missing_editor_is_a_visible_error_and_the_picker_stays(shop: Repo) ->
         assert app.return_value is None and app.is_running
         messages = [n.message for n in app._notifications]
         assert any("no-such-editor-anywhere" in m and "$EDITOR" in m for m in messages)
+
+    drive(app, script)
+
+
+# --- index state -----------------------------------------------------------------
+
+
+def status_text(app: PickerApp) -> str:
+    return str(app.picker.query_one("#status").render())
+
+
+def test_an_unindexed_directory_says_so(make_repo: Callable[..., Repo]) -> None:
+    repo = build_shop(make_repo, index=False)
+    app = PickerApp(cwd=repo.root, query="Refund")
+
+    async def script(pilot: Pilot[object]) -> None:
+        await settle(pilot, 0.3)
+        assert "never" in status_text(app)
+        assert "not indexed" in results(app).render_line(0).text
+
+    drive(app, script)
+
+
+def test_the_status_follows_a_warming_index_to_complete(make_repo: Callable[..., Repo]) -> None:
+    repo = build_shop(make_repo, index=False)
+    seed_only(repo, ["shop"])
+    app = PickerApp(cwd=repo.root, query="Ledger")
+
+    async def script(pilot: Pilot[object]) -> None:
+        await settle(pilot, 0.3)
+        assert "warming" in status_text(app)
+        assert names(app) == []  # engine/ is not indexed yet
+        assert "still warming" in results(app).render_line(0).text
+        conn = connect()
+        try:
+            index_under(conn, repo.root)  # the rest of the repository, as a warm would
+        finally:
+            conn.close()
+        await pilot.pause(STALE_AFTER + 0.1)
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert "complete" in status_text(app)
+        assert names(app)[0] == "Ledger"
 
     drive(app, script)
