@@ -125,6 +125,10 @@ def _result_json(
                 }
                 for t in r.explain.terms
             ],
+            "features": [
+                {"name": f.name, "op": f.op, "value": round(f.value, 6), "detail": f.detail}
+                for f in r.explain.features
+            ],
             "children": [
                 {"id": s.child, "units": list(s.units), "contribution": round(s.contribution, 6)}
                 for s in r.explain.structure
@@ -186,10 +190,16 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
 def _explain_lines(r: Ranked, a: TextAnswer) -> list[str]:
     assert r.explain is not None
     ex = r.explain
+    adds = "".join(f" + {f.name} {f.value:.4f}" for f in ex.features if f.op == "+")
+    mults = "".join(f" x {f.name} {f.value:g}" for f in ex.features if f.op == "x")
+    total = f"(lexical {r.lexical:.4f} + structure {r.structure:.4f}{adds}){mults}"
     out = [
-        f"    score {r.score:.4f} = lexical {r.lexical:.4f} + structure {r.structure:.4f}"
-        f"   coverage {r.coverage:.0%}" + (f"   ({ex.norm})" if ex.norm else "")
+        f"    score {r.score:.4f} = {total}   coverage {r.coverage:.0%}"
+        + (f"   ({ex.norm})" if ex.norm else "")
     ]
+    for f in ex.features:
+        sign = "+" if f.op == "+" else "x"
+        out.append(f"    {f.name} {sign}{f.value:.4f}: {f.detail}")
     for t in ex.terms:
         fields = ", ".join(f"{f.field} {f.weight}x{f.count} {f.contribution:.4f}" for f in t.fields)
         out.append(

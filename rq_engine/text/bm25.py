@@ -2,9 +2,10 @@
 
 The formula is Okapi BM25 over weighted field frequencies (the simple BM25F
 form): a document's term frequency is sum(field weight x count in field), its
-length sum(field weight x field length), so with integer weights it is exactly
-plain BM25 over the document with each field repeated `weight` times (the
-reference test checks this against rank_bm25). IDF and average length come from
+length sum(field weight x field length in words, compounds and kind aliases
+not counted), so with integer weights it is plain BM25 over the document with
+each field repeated `weight` times and that length (the reference test checks
+this against rank_bm25). IDF and average length come from
 exact integer totals. Postings hold stable IDs, never positions: an index is
 bound to a lexical-projection identity and resolves IDs through the graph it is
 asked with. Stdlib + rq_engine.text only.
@@ -12,6 +13,7 @@ asked with. Stdlib + rq_engine.text only.
 
 from __future__ import annotations
 
+import functools
 import math
 from array import array
 from collections.abc import Sequence
@@ -29,6 +31,7 @@ from rq_engine.text.query import (
     TextQuery,
     bm25_idf,
 )
+from rq_engine.text.rerank import Adjusted, QueryShape, RerankProfile, adjust
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +53,33 @@ class Bm25Profile:
     min_coverage: float = 0.75
     # Structural rerank: a node earns this fraction of a unit's IDF for each query
     # unit it lacks but one of its direct children has; only the top `rerank_depth`
-    # lexical candidates are looked at.
+    # lexical candidates are looked at (for `exact` too).
     structure_weight: float = 0.25
     rerank_depth: int = 1000
+    # exact: a name spelled by a run of the typed words, or a trailing part of the
+    # qualified name spelled by all non-kind words, earns this x the units' IDF.
+    exact_weight: float = 0.5
+    # A compound joined across typed words (`deep copy` -> `deepcopy`) is another
+    # spelling of words the query already has: it scores at a quarter, so a node
+    # whose name also holds the separate words is not paid twice for them, while
+    # a name that only has the joined spelling (`deepcopy`) still scores and covers.
+    joined_weight: float = 0.25
+    # Navigation priors (multipliers): a compiled or declaration twin of a source
+    # definition (dist/x.js, x.d.ts, x.pyi next to x.ts / x.py); test code; a node
+    # of another kind than the query names (`method has many` -> not the class).
+    derived_prior: float = 0.5
+    test_prior: float = 0.8
+    kind_prior: float = 0.75
+
+    def rerank(self) -> RerankProfile:
+        return RerankProfile(
+            self.structure_weight,
+            self.exact_weight,
+            self.derived_prior,
+            self.test_prior,
+            self.kind_prior,
+            self.rerank_depth,
+        )
 
 
 PROFILE = Bm25Profile()
@@ -73,12 +100,23 @@ class Bm25Index:
         # kind and path terms are shared by many documents: their weighted tf is
         # counted once per distinct value and copied (a C-level dict copy).
         shared: dict[tuple[str | None, str | None], tuple[dict[str, int], int]] = {}
+        sources: dict[tuple[str, str, str], str] = {}
+        twins: list[tuple[tuple[str, str, str], str]] = []
         prev: str | None = None
         for d in sorted(docs, key=lambda d: d.id):
             if d.id == prev:
                 raise lexical.DuplicateDocument(f"duplicate stable ID {d.id!r}")
             prev = d.id
+            if d.path is not None and d.qualified is not None:
+                fam = twin_family(d.path)
+                if fam is not None:
+                    key = (fam[0], fam[1], d.qualified)
+                    if fam[2]:
+                        twins.append((key, d.id))
+                    else:
+                        sources.setdefault(key, d.id)
             name_t, qual_t, kind_t, path_t = an.fields(d)
+            name_n, qual_n, kind_n, path_n = an.lengths(d)
             base = shared.get((d.kind, d.path))
             if base is None:
                 btf: dict[str, int] = {}
@@ -86,7 +124,7 @@ class Bm25Index:
                     btf[t] = btf.get(t, 0) + wk
                 for t in path_t:
                     btf[t] = btf.get(t, 0) + wp
-                base = (btf, wk * len(kind_t) + wp * len(path_t))
+                base = (btf, wk * kind_n + wp * path_n)
                 shared[(d.kind, d.path)] = base
             tf = dict(base[0])
             for t in name_t:
@@ -94,7 +132,7 @@ class Bm25Index:
             for t in qual_t:
                 tf[t] = tf.get(t, 0) + wq
             ids.append(d.id)
-            lengths.append(base[1] + wn * len(name_t) + wq * len(qual_t))
+            lengths.append(base[1] + wn * name_n + wq * qual_n)
             for t, c in tf.items():
                 p = raw.get(t)
                 if p is None:
@@ -107,6 +145,11 @@ class Bm25Index:
                 self.by_name.setdefault(cn, []).append(d.id)
             if cq:
                 self.by_qualified.setdefault(cq, []).append(d.id)
+        # A compiled or declaration twin: the same qualified name in a file of the
+        # same stem as a source file (dist/Effect.js, Effect.d.ts, types.cjs and
+        # x.pyi beside Effect.ts, types.ts, x.py). It is read from path and
+        # qualified name only, so it belongs to the lexical projection.
+        self.derived: dict[str, str] = {i: sources[k] for k, i in twins if k in sources}
         self.n_docs = len(ids)
         self.total_length = sum(lengths)
         self.avgdl = self.total_length / self.n_docs if self.n_docs else 0.0
@@ -176,10 +219,11 @@ class Bm25Index:
         acc: dict[str, float] = {}
         mask: dict[str, int] = {}
         truncated = False
+        qw = query_weights(q, prof.joined_weight)
         for t in terms:
             pids = self.postings[t][0]
             sat = self.saturated(t)
-            w = self.idf(t)
+            w = self.idf(t) * qw[t]
             m = q.cover[t]
             if len(acc) + len(pids) <= prof.ceiling:
                 for i, s in zip(pids, sat, strict=True):
@@ -208,39 +252,16 @@ class Bm25Index:
         def weight_of(m: int) -> float:
             return sum(unit_idf[k] for k in range(len(unit_idf)) if m >> k & 1)
 
-        order = sorted(acc, key=lambda i: (-acc[i], i))
-        structure: dict[str, float] = {}
-        gained: dict[str, list[tuple[str, int]]] = {}
-        full = q.full_mask
-        for i in order[: prof.rerank_depth]:
-            node = graph.by_id.get(i)
-            if node is None:
-                raise KeyError(f"posting {i!r} has no node in this realization")
-            missing = full & ~mask[i]
-            if not missing:
-                continue
-            kids = []
-            got = 0
-            for c in graph.children.get(i, ()):
-                cm = mask.get(c, 0) & missing
-                if cm & ~got:
-                    kids.append((c, cm & ~got))
-                    got |= cm
-            if got:
-                structure[i] = prof.structure_weight * weight_of(got)
-                gained[i] = kids
+        adjusted = adjust(
+            graph, QueryShape(q), prof.rerank(), acc, mask, unit_idf, self.derived, explain
+        )
         results: list[Ranked] = []
-        for i in acc:
-            own = mask[i]
-            got = 0
-            for _, cm in gained.get(i, ()):
-                got |= cm
-            cov = weight_of(own | got) / total_idf
+        for i, adj in adjusted.items():
+            covered = mask[i] | adj.gained
+            cov = weight_of(covered) / total_idf
             if cov + 1e-12 < prof.min_coverage:
                 continue
-            lex = acc[i]
-            st = structure.get(i, 0.0)
-            results.append(Ranked(i, lex + st, lex, st, own | got, cov))
+            results.append(Ranked(i, adj.score, acc[i], adj.structure, covered, cov))
         results.sort(key=lambda r: (-r.score, r.id))
         ranking = Ranking(prof.id, results, truncated=truncated, candidates=len(acc))
         if not results:
@@ -250,10 +271,40 @@ class Bm25Index:
                 f" (best covers {best:.0%})"
             )
         if explain:
-            ranking.results = [
-                _with_explain(self, graph, q, r, gained.get(r.id, ())) for r in results
-            ]
+            ranking.results = [_with_explain(self, graph, q, r, adjusted[r.id]) for r in results]
         return ranking
+
+
+def query_weights(q: TextQuery, joined: float) -> dict[str, float]:
+    """Per scoring term: 1, or `joined` for a compound spanning several typed words."""
+    words = [m for _, m in q.words]
+    return {t: 1.0 if any(m & ~wm == 0 for wm in words) else joined for t, m in q.cover.items()}
+
+
+_TS_SOURCE = (".ts", ".tsx", ".mts", ".cts")
+_TS_DECL = (".d.ts", ".d.mts", ".d.cts")
+_JS = (".js", ".jsx", ".mjs", ".cjs")
+
+
+@functools.lru_cache(maxsize=8192)
+def twin_family(path: str) -> tuple[str, str, bool] | None:
+    """(family, stem, is_derived) of a file that can have a source twin, else None."""
+    base = path.rsplit("/", 1)[-1]
+    low = base.casefold()
+    for ext in _TS_DECL:
+        if low.endswith(ext):
+            return ("ts", base[: -len(ext)], True)
+    for ext in _TS_SOURCE:
+        if low.endswith(ext):
+            return ("ts", base[: -len(ext)], False)
+    for ext in _JS:
+        if low.endswith(ext):
+            return ("ts", base[: -len(ext)], True)
+    if low.endswith(".pyi"):
+        return ("py", base[:-4], True)
+    if low.endswith(".py"):
+        return ("py", base[:-3], False)
+    return None
 
 
 def _with_explain(
@@ -261,7 +312,7 @@ def _with_explain(
     graph: Graph,
     q: TextQuery,
     r: Ranked,
-    kids: Sequence[tuple[str, int]],
+    adj: Adjusted,
 ) -> Ranked:
     prof = index.profile
     node = graph.by_id[r.id]
@@ -286,7 +337,7 @@ def _with_explain(
         )
     structure = tuple(
         StructurePart(c, tuple(q.units_of(m)), prof.structure_weight * _idf_sum(index, q, m))
-        for c, m in kids
+        for c, m in adj.kids
     )
     norm = f"length {index.length[r.id]} vs average {index.avgdl:.2f}"
     return Ranked(
@@ -296,7 +347,7 @@ def _with_explain(
         r.structure,
         r.mask,
         r.coverage,
-        Explain(tuple(parts), structure, norm),
+        Explain(tuple(parts), structure, norm, tuple(adj.features)),
     )
 
 

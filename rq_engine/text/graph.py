@@ -229,6 +229,29 @@ def _check_text(n_id: str, field: str, value: object, limit: int, *, empty: bool
 
 
 def _check_node(n: Node) -> None:
+    """Bounds and types of one node. One boolean expression for the common good node
+    (~0.3 µs); the field-by-field path below runs only to name what is wrong."""
+    if (
+        type(n.id) is str
+        and 0 < len(n.id) <= MAX_ID_CHARS
+        and type(n.kind) is str
+        and 0 < len(n.kind) <= MAX_KIND_CHARS
+        and type(n.name) is str
+        and len(n.name) <= MAX_TEXT_CHARS
+        and type(n.qualified) is str
+        and len(n.qualified) <= MAX_TEXT_CHARS
+        and type(n.path) is str
+        and 0 < len(n.path) <= MAX_TEXT_CHARS
+        and (n.language is None or (type(n.language) is str and len(n.language) <= MAX_KIND_CHARS))
+        and type(n.line) is int
+        and 1 <= n.line <= MAX_LINE
+        and (n.end_line is None or (type(n.end_line) is int and n.line <= n.end_line <= MAX_LINE))
+    ):
+        return
+    _explain_bad_node(n)
+
+
+def _explain_bad_node(n: Node) -> None:
     if not isinstance(n.id, str) or not n.id:
         raise GraphError("node with an empty or non-string id")
     _check_text(n.id, "id", n.id, MAX_ID_CHARS)
@@ -246,6 +269,7 @@ def _check_node(n: Node) -> None:
         or not n.line <= n.end_line <= MAX_LINE
     ):
         raise GraphError(f"node {n.id!r}: end_line must be null or a whole number >= line")
+    raise GraphError(f"node {n.id!r}: a field has the wrong type")
 
 
 def _check_acyclic(parent: Mapping[str, str]) -> None:

@@ -252,6 +252,22 @@ class LexicalDocument:
         """Per-field term lists under ANALYZER_ID."""
         return {f: analyze_field(f, self.field(f)) for f in FIELDS}
 
+    def lengths(self) -> dict[str, int]:
+        """A field's length is its words as written: parts, not compounds or kind
+        aliases (`QuerySet` is 2, `function` is 1), at most MAX_TERMS_PER_FIELD."""
+        out = {}
+        for f in FIELDS:
+            value = self.field(f)
+            if value is None:
+                out[f] = 0
+            elif f == "kind":
+                out[f] = 1
+            else:
+                text = path_text(value) if f == "path" else value
+                n = sum(len(word_terms(i)[0]) for i in _identifiers(normalize(text)))
+                out[f] = min(n, MAX_TERMS_PER_FIELD)
+        return out
+
     def field_counts(self) -> dict[str, Counter[str]]:
         return {f: Counter(ts) for f, ts in self.terms().items()}
 
@@ -259,22 +275,22 @@ class LexicalDocument:
 class FieldAnalyzer:
     """A memo of rq-analyzer/1 for building an index over many documents at once.
 
-    Gives exactly `LexicalDocument.terms()` (a test holds them equal) at a
-    fraction of the cost: names, container prefixes and paths repeat across a
-    repository (every symbol of a file shares its path; siblings share their
-    container), so each distinct string is analyzed once. A qualified name that
-    ends in `<separator><name>` is the prefix's terms plus the name's. Built per
-    index and dropped with it, so the memo never outlives one build.
+    Gives exactly `LexicalDocument.terms()` and `.lengths()` (a test holds them
+    equal) at a fraction of the cost: names, container prefixes and paths repeat
+    across a repository (every symbol of a file shares its path; siblings share
+    their container), so each distinct string is analyzed once. A qualified name
+    that ends in `<separator><name>` is the prefix's terms plus the name's. Built
+    per index and dropped with it, so the memo never outlives one build.
     """
 
     __slots__ = ("_text", "_path")
 
     def __init__(self) -> None:
-        self._text: dict[str, tuple[tuple[str, ...], str]] = {}
-        self._path: dict[str, tuple[str, ...]] = {}
+        self._text: dict[str, tuple[tuple[str, ...], str, int]] = {}
+        self._path: dict[str, tuple[tuple[str, ...], int]] = {}
 
-    def text(self, s: str) -> tuple[tuple[str, ...], str]:
-        """(terms, compact) of free text."""
+    def text(self, s: str) -> tuple[tuple[str, ...], str, int]:
+        """(terms, compact, number of parts) of free text, unbounded."""
         r = self._text.get(s)
         if r is None:
             terms: list[str] = []
@@ -285,11 +301,11 @@ class FieldAnalyzer:
                 parts.extend(ps)
                 if comp:
                     terms.append(comp)
-            r = (tuple(terms), "".join(parts))
+            r = (tuple(terms), "".join(parts), len(parts))
             self._text[s] = r
         return r
 
-    def qualified(self, q: str, name: str | None) -> tuple[tuple[str, ...], str]:
+    def qualified(self, q: str, name: str | None) -> tuple[tuple[str, ...], str, int]:
         n = len(name) if name else 0
         if (
             n
@@ -299,15 +315,16 @@ class FieldAnalyzer:
             and q.isascii()
             and not _ASCII_IDENT.match(q[-n - 1])
         ):
-            pt, pc = self.text(q[:-n])
-            nt, nc = self.text(name)
-            return pt + nt, pc + nc
+            pt, pc, pn = self.text(q[:-n])
+            nt, nc, nn = self.text(name)
+            return pt + nt, pc + nc, pn + nn
         return self.text(q)
 
-    def path(self, p: str) -> tuple[str, ...]:
+    def path(self, p: str) -> tuple[tuple[str, ...], int]:
         r = self._path.get(p)
         if r is None:
-            r = tuple(analyze_text(path_text(p))[:MAX_TERMS_PER_FIELD])
+            terms, _, n = self.text(path_text(p))
+            r = (terms[:MAX_TERMS_PER_FIELD], min(n, MAX_TERMS_PER_FIELD))
             self._path[p] = r
         return r
 
@@ -320,7 +337,16 @@ class FieldAnalyzer:
             else ()
         )
         kind = tuple(analyze_field("kind", d.kind))
-        path = self.path(d.path) if d.path is not None else ()
+        path = self.path(d.path)[0] if d.path is not None else ()
+        return (name, qual, kind, path)
+
+    def lengths(self, d: LexicalDocument) -> tuple[int, int, int, int]:
+        """Field lengths in FIELDS order, as `LexicalDocument.lengths()` defines them."""
+        m = MAX_TERMS_PER_FIELD
+        name = min(self.text(d.name)[2], m) if d.name is not None else 0
+        qual = min(self.qualified(d.qualified, d.name)[2], m) if d.qualified is not None else 0
+        kind = 1 if d.kind is not None else 0
+        path = self.path(d.path)[1] if d.path is not None else 0
         return (name, qual, kind, path)
 
     def compacts(self, d: LexicalDocument) -> tuple[str, str]:
@@ -400,8 +426,11 @@ def projection_identity(docs: Iterable[LexicalDocument]) -> str:
     return h.hexdigest()
 
 
-def query_terms(text: str) -> tuple[list[str], dict[str, int]]:
-    """Analyze a query: (units, term -> bitmask of the units the term covers).
+def query_terms(text: str) -> tuple[list[str], dict[str, int], list[tuple[str, int]]]:
+    """Analyze a query: (units, term -> bitmask of the units the term covers, words).
+
+    `words` are the query's identifiers as typed (case-folded) with the units
+    each one spells, in order: what the exact-name feature compares names with.
 
     Units are the query's distinct parts (`sha256` -> sha, 256). Scoring terms
     are the units plus compounds: each word's own compound (`sha256`), each
@@ -436,4 +465,9 @@ def query_terms(text: str) -> tuple[list[str], dict[str, int]]:
             add(_fold("".join(a[0] + b[0])), mask([a, b]))
     if sum(1 for ps, _ in words if ps) >= 3:
         add(_fold("".join(p for ps, _ in words for p in ps)), mask(words))
-    return units, cover
+    typed = [
+        (_fold(ident), mask([w]))
+        for ident, w in zip(_identifiers(normalize(text)), words, strict=True)
+        if w[0]
+    ]
+    return units, cover, typed

@@ -26,6 +26,7 @@ class TextQuery:
     units: tuple[str, ...]
     cover: dict[str, int]
     compact: str  # all units joined: the exact-match key (`read all` -> `readall`)
+    words: tuple[tuple[str, int], ...] = ()  # each typed word (case-folded) and its units
 
     @property
     def full_mask(self) -> int:
@@ -35,12 +36,12 @@ class TextQuery:
     def parse(text: str) -> TextQuery:
         if len(text) > MAX_QUERY_CHARS:
             raise UsageError(f"--text query longer than {MAX_QUERY_CHARS} characters")
-        units, cover = lexical.query_terms(text)
+        units, cover, words = lexical.query_terms(text)
         if not units:
             raise UsageError("--text needs at least one word")
         if len(units) > MAX_UNITS:
             raise UsageError(f"--text query has {len(units)} distinct words (at most {MAX_UNITS})")
-        return TextQuery(text, tuple(units), cover, "".join(units))
+        return TextQuery(text, tuple(units), cover, "".join(units), tuple(words))
 
     def units_of(self, mask: int) -> list[str]:
         return [u for i, u in enumerate(self.units) if mask >> i & 1]
@@ -71,10 +72,21 @@ class StructurePart:
 
 
 @dataclass(frozen=True, slots=True)
+class Feature:
+    """A named adjustment on top of the lexical score: `op` is "+" (added) or "x" (multiplied)."""
+
+    name: str
+    op: str
+    value: float
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class Explain:
     terms: tuple[TermPart, ...]
     structure: tuple[StructurePart, ...] = ()
     norm: str = ""  # how length normalisation read this document, for the reader
+    features: tuple[Feature, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

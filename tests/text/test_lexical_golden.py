@@ -217,11 +217,12 @@ def test_fields_are_bounded_before_indexing() -> None:
 
 
 def test_query_compounds_cover_their_words() -> None:
-    units, cover = L.query_terms("function deep copy")
+    units, cover, words = L.query_terms("function deep copy")
+    assert words == [("function", 1), ("deep", 2), ("copy", 4)]
     assert units == ["function", "deep", "copy"]
     assert cover["deepcopy"] == cover["deep"] | cover["copy"]
     assert cover["functiondeepcopy"] == cover["function"] | cover["deep"] | cover["copy"]
-    units, cover = L.query_terms("crypto SHA256 sum")
+    units, cover, _ = L.query_terms("crypto SHA256 sum")
     assert units == ["crypto", "sha", "256", "sum"]
     assert cover["sha256"] == cover["sha"] | cover["256"]
 
@@ -268,3 +269,16 @@ def test_field_analyzer_equals_the_reference_terms(
         assert an.fields(doc) == tuple(tuple(ref[f]) for f in L.FIELDS)
         assert an.compacts(doc) == (L.compact(doc.name or ""), L.compact(doc.qualified or ""))
         assert an.fields(doc) == tuple(tuple(ref[f]) for f in L.FIELDS)  # memo hit, same answer
+
+
+@settings(max_examples=200, deadline=None)
+@given(prefix=names, name=names, path=names)
+def test_field_analyzer_lengths_equal_the_reference(prefix: str, name: str, path: str) -> None:
+    doc = L.project("id", name, f"{prefix}::{name}", "function", path)
+    ref = doc.lengths()
+    assert L.FieldAnalyzer().lengths(doc) == tuple(ref[f] for f in L.FIELDS)
+
+
+def test_lengths_count_words_not_compounds_or_aliases() -> None:
+    doc = L.project("id", "QuerySet", "db.QuerySet", "function", "django/db/query_set.py")
+    assert doc.lengths() == {"name": 2, "qualified": 3, "kind": 1, "path": 4}

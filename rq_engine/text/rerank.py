@@ -1,0 +1,212 @@
+"""bm25-v1's second stage: structure from the pinned graph, exact spelling, navigation priors.
+
+Reads only the lexical fields of a node (name, qualified, kind, path) and the
+current realization's `contains` edges, so a changed edge changes the result
+while the postings stay reusable. Every adjustment is a named `Feature` that
+`--explain` prints. Stdlib + rq_engine.text only.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rq_engine.text import lexical
+from rq_engine.text.graph import Graph
+from rq_engine.text.query import Feature, TextQuery
+
+# Query words that name a kind: `func` asks for a function or a method.
+KIND_WORDS: dict[str, frozenset[str]] = {}
+for _kind, _words in lexical.KIND_TERMS.items():
+    if _kind == "file":
+        continue
+    for _w in _words:
+        KIND_WORDS[_w] = KIND_WORDS.get(_w, frozenset()) | {_kind}
+
+# Directory names and file-name shapes of test code. A described definition is
+# almost never a test's (the judged queries name tests as the competition), so
+# test code takes a prior unless the query itself speaks of tests.
+TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "testdata"})
+TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})
+_TEST_FILE = re.compile(
+    r"(^test_|_test$|_tests$|_spec$|\.test$|\.spec$|^test$|^tests$|Tests?$|Spec$)"
+)
+_SCOPE_SEP = re.compile(r"::|[.#/]")
+
+
+@functools.lru_cache(maxsize=8192)
+def is_test_path(path: str) -> bool:
+    segs = path.replace("\\", "/").split("/")
+    if any(s.casefold() in TEST_DIRS for s in segs[:-1]):
+        return True
+    stem = segs[-1]
+    dot = stem.find(".")
+    while dot > 0 and stem.count(".") > 0:
+        # strip every extension but keep `.test`/`.spec` markers: foo.test.ts -> foo.test
+        tail = stem.rsplit(".", 1)
+        if tail[1].casefold() in ("test", "spec"):
+            break
+        stem = tail[0]
+        dot = stem.find(".")
+    return bool(_TEST_FILE.search(stem))
+
+
+@dataclass(frozen=True, slots=True)
+class RerankProfile:
+    structure_weight: float  # per child-covered unit, x its IDF
+    exact_weight: float  # per spelled unit, x its IDF
+    derived_prior: float  # x for a compiled/declaration twin of a source definition
+    test_prior: float  # x for test code
+    kind_prior: float  # x for a node of another kind than the query names
+    depth: int  # structure and exact are computed for this many lexical leaders
+
+
+@dataclass(slots=True)
+class Adjusted:
+    score: float
+    structure: float
+    gained: int  # units its children cover that it lacks
+    kids: list[tuple[str, int]]
+    features: list[Feature]
+
+
+class QueryShape:
+    """What the second stage needs from a query, computed once per query."""
+
+    def __init__(self, q: TextQuery) -> None:
+        self.q = q
+        self.kinds: frozenset[str] = frozenset()
+        self.kind_mask = 0
+        for i, u in enumerate(q.units):
+            ks = KIND_WORDS.get(u)
+            if ks:
+                self.kinds |= ks
+                self.kind_mask |= 1 << i
+        # a query of kind words only asks for nothing else: no preference
+        if self.kind_mask == q.full_mask:
+            self.kinds = frozenset()
+            self.kind_mask = 0
+        self.mentions_tests = any(u in TEST_WORDS for u in q.units)
+        self.plain_mask = q.full_mask & ~self.kind_mask  # the units that are not kind words
+
+
+def _spell(comps: list[str], words: Sequence[tuple[str, int]], pos: int) -> int | None:
+    """Mask of words[pos:...] spelling `comps` in order, each component by one or more
+    consecutive words joined by "", "_" or "-"; None when they do not."""
+    if not comps:
+        return 0
+    c = comps[0]
+    m = 0
+    for end in range(pos + 1, len(words) + 1):
+        run = [w for w, _ in words[pos:end]]
+        m |= words[end - 1][1]
+        if sum(map(len, run)) > len(c):
+            break
+        if any(j.join(run) == c for j in ("", "_", "-")):
+            rest = _spell(comps[1:], words, end)
+            if rest is not None:
+                return m | rest
+    return None
+
+
+def exact_mask(shape: QueryShape, qualified: str) -> tuple[int, str]:
+    """Units a node spells exactly: its name, or a trailing part of its qualified name,
+    written out by a contiguous run of the typed words (`Popen.communicate` for
+    `popen communicate`, `send_mail` for `send mail`; not `_communicate`). Counts
+    only when the run spells two or more units, or every non-kind unit: one
+    common word equal to a name is no evidence the query means that node."""
+    comps = [lexical.normalize(c).casefold() for c in _SCOPE_SEP.split(qualified) if c]
+    words = shape.q.words
+    best, how = 0, ""
+    for k in range(1, len(comps) + 1):
+        tail = comps[-k:]
+        for start in range(len(words)):
+            m = _spell(tail, words, start)
+            if m is None:
+                continue
+            n = bin(m).count("1")
+            if (n >= 2 or m & shape.plain_mask == shape.plain_mask) and n > bin(best).count("1"):
+                best, how = m, "::".join(tail) if k > 1 else tail[0]
+    return best, how
+
+
+def adjust(
+    graph: Graph,
+    shape: QueryShape,
+    prof: RerankProfile,
+    acc: Mapping[str, float],
+    mask: Mapping[str, int],
+    unit_idf: Sequence[float],
+    derived: Mapping[str, str],
+    explain: bool,
+) -> dict[str, Adjusted]:
+    """Final scores of every candidate: (lexical + structure + exact) x priors."""
+    q = shape.q
+    full = q.full_mask
+
+    def weight_of(m: int) -> float:
+        return sum(unit_idf[k] for k in range(len(unit_idf)) if m >> k & 1)
+
+    leaders = set(sorted(acc, key=lambda i: (-acc[i], i))[: prof.depth])
+    out: dict[str, Adjusted] = {}
+    for i, lex in acc.items():
+        node = graph.by_id.get(i)
+        if node is None:
+            raise KeyError(f"posting {i!r} has no node in this realization")
+        feats: list[Feature] = []
+        add = 0.0
+        structure = 0.0
+        got = 0
+        kids: list[tuple[str, int]] = []
+        if i in leaders:
+            missing = full & ~mask[i]
+            if missing:
+                for c in graph.children.get(i, ()):
+                    cm = mask.get(c, 0) & missing & ~got
+                    if cm:
+                        kids.append((c, cm))
+                        got |= cm
+                if got:
+                    structure = prof.structure_weight * weight_of(got)
+            em, how = exact_mask(shape, node.qualified)
+            if em:
+                bonus = prof.exact_weight * weight_of(em)
+                add += bonus
+                if explain:
+                    words = " ".join(q.units_of(em))
+                    feats.append(Feature("exact", "+", bonus, f"{how!r} spells {words!r}"))
+        factor = 1.0
+        src = derived.get(i)
+        if src is not None:
+            factor *= prof.derived_prior
+            if explain:
+                feats.append(Feature("derived", "x", prof.derived_prior, f"a copy of {src}"))
+        if not shape.mentions_tests and is_test_path(node.path):
+            factor *= prof.test_prior
+            if explain:
+                feats.append(Feature("test", "x", prof.test_prior, "test code"))
+        if (
+            shape.kinds
+            and node.kind not in shape.kinds
+            and not (_spells_kind_word(shape, i, mask, node.kind))
+        ):
+            factor *= prof.kind_prior
+            if explain:
+                asked = "/".join(sorted(shape.kinds))
+                feats.append(Feature("kind", "x", prof.kind_prior, f"{node.kind}, not {asked}"))
+        score = (lex + structure + add) * factor
+        out[i] = Adjusted(score, structure, got, kids, feats)
+    return out
+
+
+def _spells_kind_word(shape: QueryShape, i: str, mask: Mapping[str, int], kind: str) -> bool:
+    """Whether the node covers the query's kind words through its own words (a
+    `ClassMethods` module for `class methods`): then the word is a name, not a kind."""
+    own = mask.get(i, 0) & shape.kind_mask
+    if not own:
+        return False
+    # the node's kind aliases cover a kind word only when the kinds agree, which
+    # the caller already ruled out, so any covered kind word came from its text
+    return kind not in shape.kinds
