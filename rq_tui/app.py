@@ -11,12 +11,12 @@ picker), or return 130 for esc/ctrl-c with nothing on stdout.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.screen import Screen
@@ -27,6 +27,9 @@ from rq_tui import editor, theming
 from rq_tui.picker import PickerScreen
 from rq_tui.session import SearchSession
 from rq_tui.widgets import location
+
+if TYPE_CHECKING:
+    import argparse
 
 # The picker lists more than `rq -q`'s 20: page down is a reason to open it.
 DEFAULT_LIMIT = 50
