@@ -11,15 +11,14 @@ finished empty and nothing newer arrived within NO_MATCH_DELAY.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
@@ -27,17 +26,11 @@ from textual.timer import Timer
 from textual.widgets import Input
 
 from rq_engine.core.errors import RqError
-from rq_engine.search.types import Batch, CancelToken, Hit
+from rq_engine.search.types import Batch, CancelToken
+from rq_tui.explain import ExplainPane
 from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
-from rq_tui.widgets import (
-    ExplainPane,
-    QueryInput,
-    StatusLine,
-    hit_key,
-    location,
-    preview_content,
-)
+from rq_tui.widgets import QueryInput, StatusLine, location
 
 # Long enough to cover the gap between a finished empty search and the next
 # keystroke's first batch when typing (~100-150 ms between keys), short
@@ -47,9 +40,6 @@ NO_MATCH_DELAY = 0.15
 NARROW_WIDTH = 100
 # An intermediate batch is drawn if no later one arrives within this (s): one frame.
 STREAM_FRAME = 0.016
-# The preview is highlighted once the highlight has rested this long (s).
-PREVIEW_DELAY = 0.06
-PREVIEW_CACHE = 64  # highlighted definitions kept for moving back and forth
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 
 
@@ -72,12 +62,6 @@ class Described(Message):
     all_repos: bool
     repository: str | None
     state: str
-
-
-@dataclass
-class PreviewReady(Message):
-    key: tuple[str, str, int, str]
-    content: Content = field(repr=False)
 
 
 class PickerScreen(Screen[None]):
@@ -134,8 +118,6 @@ class PickerScreen(Screen[None]):
         self._no_match_timer: Timer | None = None
         self._held: BatchArrived | None = None  # an intermediate batch waiting for its frame
         self._held_timer: Timer | None = None
-        self._preview_timer: Timer | None = None
-        self._previews: OrderedDict[tuple[str, str, int, str], Content] = OrderedDict()
 
     # --- layout -----------------------------------------------------------
 
@@ -175,6 +157,7 @@ class PickerScreen(Screen[None]):
     def start_search(self, query: str) -> None:
         if self.tokens:
             self.tokens[-1].cancel()
+        self.newest_seq.clear()  # only the new search's batches matter now
         self.generation += 1
         self.query_started = time.perf_counter()
         token = CancelToken()
@@ -325,37 +308,7 @@ class PickerScreen(Screen[None]):
 
     def _highlight_changed(self) -> None:
         results = self.query_one("#results", ResultList)
-        side = self.query_one("#side", ExplainPane)
-        side.show(results.hits, results.highlighted if results.hits else None, self.cwd)
-        if self._preview_timer is not None:
-            self._preview_timer.stop()
-            self._preview_timer = None
-        hit = results.highlighted_hit
-        if hit is None or not side.display:
-            side.show_preview(Content(""))
-            return
-        cached = self._previews.get(hit_key(hit))
-        if cached is not None:
-            self._previews.move_to_end(hit_key(hit))
-            side.show_preview(cached)
-            return
-        side.show_preview(Content(""))
-        # Highlighting holds the GIL (~5-20 ms a definition, pygments' first
-        # import ~60 ms): wait until typing or scrolling pauses.
-        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda h=hit: self._preview(h))
-
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _preview(self, hit: Hit) -> None:
-        self.post_message(PreviewReady(hit_key(hit), preview_content(hit)))
-
-    @on(PreviewReady)
-    def _preview_ready(self, msg: PreviewReady) -> None:
-        self._previews[msg.key] = msg.content
-        while len(self._previews) > PREVIEW_CACHE:
-            self._previews.popitem(last=False)
-        hit = self.query_one("#results", ResultList).highlighted_hit
-        if hit is not None and hit_key(hit) == msg.key:
-            self.query_one("#side", ExplainPane).show_preview(msg.content)
+        self.query_one("#side", ExplainPane).follow(results.hits, results.highlighted, self.cwd)
 
     # --- actions ----------------------------------------------------------
 
