@@ -211,16 +211,38 @@ END;
 
 
 def m002_names(conn: sqlite3.Connection) -> None:
-    """Create the retrieval tables and backfill them from the symbols already stored."""
-    from rq_engine.store import derived  # deferred: derived imports the search keys
-
+    """Create the retrieval tables and queue every stored name (m003 derives their keys)."""
     for stmt in _statements(M002_NAMES):
         conn.execute(stmt)
     conn.execute(
         "INSERT OR IGNORE INTO names_pending(repository_id, name, gone) "
         "SELECT DISTINCT repository_id, name, 0 FROM symbols"
     )
-    derived.drain(conn)
 
 
 STEPS.append(("m002_names", m002_names))
+
+
+# --- m003: typo keys at pass end --------------------------------------------------
+#
+# Deriving the deletion neighbourhood per committed batch made it the critical
+# path of a cold pass (4.4 s of Django's; ~16 key rows a name inserted at random
+# places in a growing B-tree). New names now queue in `name_dels_pending`, and
+# `store.derived.after_pass` derives all their keys in one key-ordered insert.
+# A warming search only accepts exact/prefix matches, so it never needs them
+# sooner. `names.ini` has no reader: its index goes.
+M003_TYPO_QUEUE = """
+CREATE TABLE name_dels_pending (name_id INTEGER PRIMARY KEY);
+DROP INDEX idx_names_ini;
+"""
+
+
+def m003_typo_queue(conn: sqlite3.Connection) -> None:
+    from rq_engine.store import derived  # deferred: derived imports the search keys
+
+    for stmt in _statements(M003_TYPO_QUEUE):
+        conn.execute(stmt)
+    derived.drain(conn)  # names queued by m002 (a no-op where m002 drained them itself)
+
+
+STEPS.append(("m003_typo_queue", m003_typo_queue))
