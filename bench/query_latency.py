@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,10 +51,26 @@ def leaf(q: str) -> str:
     return re.split(r"::|#|\.", q)[-1] or q
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+# Installed Python caches compiled modules; a PYTHONDONTWRITEBYTECODE=1 left in
+# the environment would make every rq start recompile the engine (~+60 ms).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+CPU: dict[str, list[float]] = {}
+
+
+def timed(cmd: list[str], cwd: Path, tool: str = "") -> float:
+    """Wall ms of one whole process; its CPU ms (user+sys) go to CPU[tool]: on a
+    loaded machine CPU time is the steadier of the two."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return (time.perf_counter() - t) * 1000
+    subprocess.run(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    if tool:
+        CPU.setdefault(tool, []).append(cpu)
+    return wall
 
 
 def ensure_tags(corpus: str, root: Path) -> Path | None:
@@ -99,7 +116,10 @@ def main() -> int:
     qs = [json.loads(line) for line in open(a.queries, encoding="utf-8") if line.strip()]
     report: dict[str, dict[str, float]] = {}
     print(f"RQ_HOME={os.environ.get('RQ_HOME', '(default)')}  rounds={a.rounds}  rq={RQ}")
-    hdr = f"{'corpus':8} {'tool':9} {'n':>4} {'p50 ms':>8} {'p95 ms':>8}  {'rq/peer p50':>11} {'rq/peer p95':>11}"
+    hdr = (
+        f"{'corpus':8} {'tool':9} {'n':>4} {'p50 ms':>8} {'p95 ms':>8}  {'rq/peer p50':>11}"
+        f" {'rq/peer p95':>11}  {'cpu p50':>8} {'cpu p95':>8}"
+    )
     print(hdr)
     for corpus in a.corpora.split(","):
         root = CORPORA / corpus
@@ -108,16 +128,18 @@ def main() -> int:
             print(f"{corpus:8} (skipped: no queries or corpus absent)")
             continue
         tags = ensure_tags(corpus, root)
+        timed([RQ, "-q", mine[0]], root)  # warm: bytecode and page cache
         times: dict[str, list[float]] = {"rq": [], "readtags": [], "rg": []}
+        CPU.clear()
         for _ in range(a.rounds):
             for q in mine:
-                times["rq"].append(timed([RQ, "-q", "--limit", "10", q], root))
+                times["rq"].append(timed([RQ, "-q", "--limit", "10", q], root, "rq"))
                 if tags is not None:
                     times["readtags"].append(
-                        timed(["readtags", "-t", str(tags), "-i", "-", leaf(q)], root)
+                        timed(["readtags", "-t", str(tags), "-i", "-", leaf(q)], root, "readtags")
                     )
                 pat = rf"\b({DEF_WORDS})\s+{re.escape(leaf(q))}\b"
-                times["rg"].append(timed(["rg", "-n", "-i", "-e", pat, "."], root))
+                times["rg"].append(timed(["rg", "-n", "-i", "-e", pat, "."], root, "rg"))
         times["engine"] = engine_times(root, mine * a.rounds)
         for tool, xs in times.items():
             if not xs:
@@ -128,7 +150,13 @@ def main() -> int:
             if tool in ("readtags", "rg"):
                 r = report[f"{corpus}/rq"]
                 ratio = f"{r['p50'] / p50:11.2f} {r['p95'] / p95:11.2f}"
-            print(f"{corpus:8} {tool:9} {len(xs):4d} {p50:8.1f} {p95:8.1f}  {ratio}")
+            cpu = CPU.get(tool)
+            c = f"{statistics.median(cpu):8.1f} {pct(cpu, 0.95):8.1f}" if cpu else ""
+            if cpu:
+                report[f"{corpus}/{tool}"].update(
+                    cpu_p50=statistics.median(cpu), cpu_p95=pct(cpu, 0.95)
+                )
+            print(f"{corpus:8} {tool:9} {len(xs):4d} {p50:8.1f} {p95:8.1f}  {ratio:23} {c}")
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(report, indent=1))
     return 0
