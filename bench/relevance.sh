@@ -30,9 +30,13 @@ import json, sys
 rq, base = (json.load(open(p)) for p in sys.argv[1:3])
 print("== rq beside the baseline (S@1 / R@5 / MRR; none: no-answer precision)")
 print(f"{'':12} {'rq':>17}   {'ctags+fzf':>17}   {'S@1 diff':>8}")
-rows = list(rq["by_category"].items()) + [("OVERALL", rq["overall"])]
-for name, r in rows:
-    b = base["by_category"].get(name) if name != "OVERALL" else base["overall"]
+rows = [("cat", k, v) for k, v in rq["by_category"].items()]
+rows += [("lang", k, v) for k, v in rq["by_lang"].items()]
+rows += [("all", "OVERALL", rq["overall"])]
+for group, name, r in rows:
+    b = {"cat": base["by_category"], "lang": base["by_lang"]}.get(group, {}).get(name)
+    if group == "all":
+        b = base["overall"]
     b = b or {}
     if r.get("s_at_1") is None:
         print(f"{name:12} {'NAP ' + format(r['no_answer_precision'], '.2f'):>17}   "
