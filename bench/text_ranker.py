@@ -5,9 +5,10 @@
 
 Workloads (each written once as graph.json into --work, then loaded by fresh
 child processes, so every profile starts from the same validated realization):
-  real       the graphs of indexed repositories merged (default: Go std + Django,
-             ~100k+ nodes), from the index at $RQ_HOME; queries: the judged text
-             queries of those corpora plus words drawn from their nodes.
+  real       the graphs of indexed repositories merged (default: Django + CPython,
+             ~125k nodes; Go std alone is ~270k), from the index at $RQ_HOME;
+             queries: the judged text queries of those corpora plus 60 drawn
+             from their nodes.
   synthetic  N nodes (default 100,000): files under word paths, classes with
              methods, camelCase/snake_case names over a Zipf vocabulary (seeded).
 

@@ -115,10 +115,11 @@ class Bm25Index:
                         twins.append((key, d.id))
                     else:
                         sources.setdefault(key, d.id)
-            name_t, qual_t, kind_t, path_t = an.fields(d)
-            name_n, qual_n, kind_n, path_n = an.lengths(d)
+            name_t, qual_t, name_n, qual_n, cn, cq = an.own(d)
             base = shared.get((d.kind, d.path))
             if base is None:
+                _, _, kind_t, path_t = an.fields(d)
+                _, _, kind_n, path_n = an.lengths(d)
                 btf: dict[str, int] = {}
                 for t in kind_t:
                     btf[t] = btf.get(t, 0) + wk
@@ -140,7 +141,6 @@ class Bm25Index:
                 else:
                     p[0].append(d.id)
                     p[1].append(c)
-            cn, cq = an.compacts(d)
             if cn:
                 self.by_name.setdefault(cn, []).append(d.id)
             if cq:

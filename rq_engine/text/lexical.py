@@ -349,6 +349,23 @@ class FieldAnalyzer:
         path = self.path(d.path)[1] if d.path is not None else 0
         return (name, qual, kind, path)
 
+    def own(
+        self, d: LexicalDocument
+    ) -> tuple[tuple[str, ...], tuple[str, ...], int, int, str, str]:
+        """Name and qualified at once: (name terms, qualified terms, name length,
+        qualified length, compact name, compact qualified) — what differs per
+        document; kind and path are shared and asked for separately."""
+        m = MAX_TERMS_PER_FIELD
+        if d.name is not None:
+            nt, nc, nn = self.text(d.name)
+        else:
+            nt, nc, nn = (), "", 0
+        if d.qualified is not None:
+            qt, qc, qn = self.qualified(d.qualified, d.name)
+        else:
+            qt, qc, qn = (), "", 0
+        return nt[:m], qt[:m], min(nn, m), min(qn, m), nc, qc
+
     def compacts(self, d: LexicalDocument) -> tuple[str, str]:
         """(compact name, compact qualified name): the exact-match keys of a document."""
         name = self.text(d.name)[1] if d.name is not None else ""

@@ -15,7 +15,7 @@ from pathlib import Path
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.core.identity import checkout_for
 from rq_engine.lang import registry
-from rq_engine.text.graph import FILE_KIND, Edge, Graph, Node, file_id, stable_id
+from rq_engine.text.graph import FILE_KIND, Edge, Graph, Node, escape_component, file_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,8 @@ def file_graph(
     module declared elsewhere) attaches to the file node."""
     syms = sorted(syms, key=lambda s: (s.line, s.end_line or s.line, s.kind, s.name))
     fid = file_id(repository, path)
+    # `stable_id` spelled out with the repository and path escaped once per file
+    prefix = f"{escape_component(repository)}|{escape_component(path)}|"
     base = path.rsplit("/", 1)[-1]
     nodes = [Node(fid, FILE_KIND, base, path, path, 1, None, language)]
     edges: list[Edge] = []
@@ -72,7 +74,9 @@ def file_graph(
         qualified = registry.qualify(s.language, s.parent, s.name, s.kind)
         nth = seen.get((s.kind, qualified), 0) + 1
         seen[(s.kind, qualified)] = nth
-        nid = stable_id(repository, path, s.kind, qualified, nth)
+        nid = f"{prefix}{escape_component(s.kind)}|{escape_component(qualified)}"
+        if nth > 1:
+            nid = f"{nid}~{nth}"
         ids.append(nid)
         by_key[_scope_key(s, seps)].append(i)
         end = s.end_line if s.end_line is None or s.end_line >= s.line else s.line

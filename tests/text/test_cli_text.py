@@ -307,3 +307,10 @@ def test_text_path_imports_no_ui_or_parser(shop: Repo, tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=shop.root, capture_output=True, text=True, check=True
     )
     assert "HEAVY [] 0" in out.stdout
+
+
+def test_repeated_processes_print_identical_answers(shop: Repo, rq: RQ) -> None:
+    for ranker in ("text-ranker/full-scan-v1", "text-ranker/bm25-v1"):
+        args = ("--text", "cart item price", "--ranker", ranker, "--json", "--explain")
+        a, b = rq(*args, cwd=shop.root), rq(*args, cwd=shop.root)
+        assert a.code == b.code == 0 and a.out == b.out

@@ -282,3 +282,14 @@ def test_field_analyzer_lengths_equal_the_reference(prefix: str, name: str, path
 def test_lengths_count_words_not_compounds_or_aliases() -> None:
     doc = L.project("id", "QuerySet", "db.QuerySet", "function", "django/db/query_set.py")
     assert doc.lengths() == {"name": 2, "qualified": 3, "kind": 1, "path": 4}
+
+
+@settings(max_examples=100, deadline=None)
+@given(prefix=names, name=names)
+def test_field_analyzer_own_agrees_with_fields_lengths_compacts(prefix: str, name: str) -> None:
+    doc = L.project("id", name, f"{prefix}.{name}", "method", "a/b.py")
+    an = L.FieldAnalyzer()
+    nt, qt, nn, qn, nc, qc = an.own(doc)
+    f, n = an.fields(doc), an.lengths(doc)
+    assert (nt, qt, nn, qn) == (f[0], f[1], n[0], n[1])
+    assert (nc, qc) == an.compacts(doc)
