@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sqlite3
 import statistics
 import sys
 import time
@@ -36,11 +37,13 @@ from rq_engine.core.query import fold  # noqa: E402
 from rq_engine.core.scoring import skeleton, tokens  # noqa: E402
 from rq_engine.search import retrieval as rt  # noqa: E402
 from rq_engine.search.pipeline import (  # noqa: E402
+    FUZZY_MATCH,
     FUZZY_NAMES,
     SKELETON_NAMES,
     TYPO_NAMES,
     Searcher,
 )
+from rq_engine.search.rank import PREFIX_NAMES  # noqa: E402
 from rq_engine.store import derived  # noqa: E402
 from rq_engine.store.db import connect  # noqa: E402
 
@@ -185,15 +188,17 @@ def make_queries(names: list[str], n: int, seed: int = 7) -> dict[str, list[tupl
     return out
 
 
-def candidates(conn: object, rid: int, category: str, q: str) -> set[str]:
-    c = conn  # sqlite3.Connection
+def candidates(conn: sqlite3.Connection, rid: int, category: str, q: str) -> set[str]:
+    """The distinct names the pipeline's layers would hand to the matcher for `q`."""
     qf = fold(q)
-    got: set[str] = set(rt.names_fold_prefix(c, rid, qf, 300))  # type: ignore[arg-type]
+    got: set[str] = set(rt.names_fold_prefix(conn, rid, qf, PREFIX_NAMES))
     if category in ("abbrev", "subseq", "typo"):
-        got |= set(rt.names_first_letter_scan(c, rid, qf, FUZZY_NAMES))  # type: ignore[arg-type]
-        got |= set(rt.names_skeleton_prefix(c, rid, skeleton(q), SKELETON_NAMES))  # type: ignore[arg-type]
+        scan = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
+        scan += rt.names_skeleton_prefix(conn, rid, skeleton(q), SKELETON_NAMES)
+        # the pipeline matches only the shortest FUZZY_MATCH of these
+        got |= set(sorted(dict.fromkeys(scan), key=lambda n: (len(n), n))[:FUZZY_MATCH])
     if category == "typo":
-        got |= set(rt.names_typo(c, rid, qf, TYPO_NAMES))  # type: ignore[arg-type]
+        got |= set(rt.names_typo(conn, rid, qf, TYPO_NAMES))
     return got
 
 

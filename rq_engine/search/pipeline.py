@@ -279,7 +279,9 @@ class _Run(Ranking):
                 matches[n] = m
         if not matches:
             return
-        lowers = list({n.lower() for n in matches})
+        # shortest names first: with the row cap reached, what is left out are
+        # the longer completions, which rank lower
+        lowers = sorted({n.lower() for n in matches}, key=lambda n: (len(n), n))
         rows = self._rows_named(rid, lowers, cap)
         for row in rows:
             m = matches.get(row.name)

@@ -59,14 +59,15 @@ def _rows(cur: Iterable[Sequence[object]]) -> list[Row]:
 def symbols_named(
     conn: sqlite3.Connection, repo: int, lowers: Sequence[str], limit: int
 ) -> list[Row]:
-    """Every definition whose lower-cased name is one of `lowers` (index seeks)."""
+    """Definitions whose lower-cased name is one of `lowers` (index seeks), in the
+    order of `lowers` 50 names at a time, at most `limit` rows."""
     if not lowers:
         return []
     out: list[Row] = []
     # chunks keep the statement under SQLite's variable limit and the cache warm
     uniq = list(dict.fromkeys(lowers))
-    for i in range(0, len(uniq), 200):
-        chunk = uniq[i : i + 200]
+    for i in range(0, len(uniq), 50):
+        chunk = uniq[i : i + 50]
         marks = ",".join("?" * len(chunk))
         out += _rows(
             conn.execute(
