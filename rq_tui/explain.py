@@ -76,6 +76,8 @@ class ExplainPane(Vertical):
         super().__init__(id=id)
         self._timer: Timer | None = None
         self._following: Hit | None = None
+        self._shown: tuple[object, ...] | None = None
+        self._explain_lines = 0
         self._previews: OrderedDict[tuple[str, str, int, str], Content] = OrderedDict()
 
     def compose(self) -> ComposeResult:
@@ -85,22 +87,35 @@ class ExplainPane(Vertical):
             with VerticalScroll(id="preview-scroll"):
                 yield Static(id="preview")
 
-    def follow(self, hits: list[Hit], index: int | None, cwd: str) -> None:
-        """Show hits[index]: its score breakdown now, its source once the highlight rests."""
+    def follow(self, hits: list[Hit], index: int | None, cwd: str, version: int) -> None:
+        """Show hits[index]: its score breakdown now, its source once the highlight rests.
+
+        `version` names the list `hits` came from (ResultList.version)."""
         explain = self.query_one("#explain", Static)
         title = self.query_one("#preview-title", Static)
+        hit = hits[index] if index is not None and 0 <= index < len(hits) else None
+        # The picker calls this when it draws a batch and again when the list
+        # reports its highlight: drawing the same thing twice costs a frame.
+        shown = None if hit is None else (hit_key(hit), version, index, self.display)
+        if shown is not None and shown == self._shown:
+            return
+        self._shown = shown
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        hit = hits[index] if index is not None and 0 <= index < len(hits) else None
         self._following = hit
         if hit is None:
             explain.update("")
-            title.update("")
+            title.update("", layout=False)
             self._show_source(Content(""))
             return
-        explain.update(explain_content(hits, cast(int, index)))
-        title.update(Content.styled(location(hit, cwd), "$rq-path"))
+        body = explain_content(hits, cast(int, index))
+        # Re-layout only when the breakdown's height changes (a layout pass
+        # re-renders the whole screen, ~5 ms here).
+        lines = body.plain.count("\n") + 1
+        explain.update(body, layout=lines != self._explain_lines)
+        self._explain_lines = lines
+        title.update(Content.styled(location(hit, cwd), "$rq-path"), layout=False)
         cached = self._previews.get(hit_key(hit))
         if cached is not None:
             self._previews.move_to_end(hit_key(hit))
@@ -124,7 +139,9 @@ class ExplainPane(Vertical):
             self._show_source(msg.content)
 
     def _show_source(self, content: Content) -> None:
-        self.query_one("#preview", Static).update(content)
+        # Blanking the source while the next one is highlighted skips the layout
+        # pass (the keystroke's frame stays small); real source re-lays out.
+        self.query_one("#preview", Static).update(content, layout=bool(content.plain))
         self.query_one("#preview-scroll", VerticalScroll).scroll_home(animate=False)
 
 

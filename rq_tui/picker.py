@@ -229,7 +229,8 @@ class PickerScreen(Screen[None]):
             keep = self.shown_generation == msg.generation and results.highlighted not in (None, 0)
             self.shown_generation = msg.generation
             results.show_hits(batch.hits, self.cwd, self.all_repos, keep=keep)
-            self.count = len(batch.hits)  # show_hits posts Highlighted: the side pane follows
+            self.count = len(batch.hits)
+            self._highlight_changed()  # now, so the side pane lands in the same frame
         elif batch.final:
             self.count = 0
             self._cancel_no_match()
@@ -308,7 +309,8 @@ class PickerScreen(Screen[None]):
 
     def _highlight_changed(self) -> None:
         results = self.query_one("#results", ResultList)
-        self.query_one("#side", ExplainPane).follow(results.hits, results.highlighted, self.cwd)
+        side = self.query_one("#side", ExplainPane)
+        side.follow(results.hits, results.highlighted, self.cwd, results.version)
 
     # --- actions ----------------------------------------------------------
 

@@ -69,6 +69,7 @@ class ResultList(ScrollView, can_focus=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hits: list[Hit] = []
+        self.version = 0  # bumped whenever the rows are replaced
         self._rows: list[list[Cell]] = []
         self._strips: dict[tuple[int, int, bool], Strip] = {}
         self._styles: dict[str, Style] | None = None
@@ -115,8 +116,11 @@ class ResultList(ScrollView, can_focus=False):
 
     def _set_rows(self, rows: list[list[Cell]]) -> None:
         self._rows = rows
+        self.version += 1
         self._strips.clear()
-        self.virtual_size = Size(self.size.width, len(rows))
+        size = Size(self.size.width, len(rows))
+        if size != self.virtual_size:  # a reactive with layout=True: only when it changes
+            self.virtual_size = size
         self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 

@@ -93,4 +93,4 @@ class StatusLine(Static):
         if note:
             parts += ["  ", (note, "$text-warning")]
         parts += ["  ", ("? help", "$text-muted")]
-        self.update(Content.assemble(*parts))
+        self.update(Content.assemble(*parts), layout=False)  # always one line
