@@ -281,6 +281,7 @@ def main() -> int:
     ap.add_argument("--corpora", default="django,gostd")
     ap.add_argument("--startup-runs", type=int, default=9)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--startup-only", action="store_true", help="skip the keystroke runs")
     a = ap.parse_args()
     os.environ["RQ_HOME"] = str(a.home)
     os.environ.setdefault("RQ_WARM_DETACH", "0")
@@ -292,7 +293,7 @@ def main() -> int:
         "home": str(a.home),
         "loadavg_at_start": [round(x, 2) for x in load],
     }
-    for corpus in a.corpora.split(","):
+    for corpus in [] if a.startup_only else a.corpora.split(","):
         root = CORPORA / corpus
         qs = queries_for(corpus)
         print(f"== {corpus}: {len(qs)} queries, {sum(len(q) for q in qs)} keystrokes", flush=True)

@@ -23,6 +23,7 @@ from rq_engine.search.types import Hit
 from rq_tui.widgets import MAX_PATH_COLUMN, hit_key, location, short_repository
 
 Cell = tuple[str, str]  # (text, role): role is a component class suffix, "" for plain
+STRIP_CACHE = 512  # rendered rows kept, keyed by content (a few batches' worth)
 
 
 def row_cells(hit: Hit, loc: str, widths: tuple[int, int, int], repo: str | None) -> list[Cell]:
@@ -71,7 +72,7 @@ class ResultList(ScrollView, can_focus=False):
         self.hits: list[Hit] = []
         self.version = 0  # bumped whenever the rows are replaced
         self._rows: list[list[Cell]] = []
-        self._strips: dict[tuple[int, int, bool], Strip] = {}
+        self._strips: dict[tuple[tuple[Cell, ...], int, bool], Strip] = {}
         self._styles: dict[str, Style] | None = None
 
     # --- content ----------------------------------------------------------
@@ -115,14 +116,28 @@ class ResultList(ScrollView, can_focus=False):
         self._set_highlight(None)
 
     def _set_rows(self, rows: list[list[Cell]]) -> None:
-        self._rows = rows
+        old, self._rows = self._rows, rows
         self.version += 1
-        self._strips.clear()
+        if len(self._strips) > STRIP_CACHE:
+            self._strips.clear()
         size = Size(self.size.width, len(rows))
         if size != self.virtual_size:  # a reactive with layout=True: only when it changes
             self.virtual_size = size
-        self.scroll_to(y=0, animate=False, immediate=True)
-        self.refresh()
+        if self.scroll_offset.y:
+            self.scroll_to(y=0, animate=False, immediate=True)
+            self.refresh()
+            return
+        # Repaint only the rows that changed: refining a query often keeps the
+        # top rows, and every line not repainted is compositing work saved
+        # (~0.2 ms a line at 120 columns).
+        start = None
+        for i in range(max(len(old), len(rows)) + 1):
+            same = i < len(old) and i < len(rows) and old[i] == rows[i]
+            if i < max(len(old), len(rows)) and not same:
+                start = i if start is None else start
+            elif start is not None:
+                self.refresh_lines(start, i - start)
+                start = None
 
     def _set_highlight(self, index: int | None) -> None:
         if self.highlighted == index:
@@ -143,10 +158,12 @@ class ResultList(ScrollView, can_focus=False):
             return None
         return max(0, min(index, len(self.hits) - 1))
 
-    def watch_highlighted(self, index: int | None) -> None:
+    def watch_highlighted(self, previous: int | None, index: int | None) -> None:
         if index is not None:
             self.scroll_to_region(Region(0, index, 1, 1), animate=False, immediate=True)
-        self.refresh()
+        for i in (previous, index):
+            if i is not None:
+                self.refresh_lines(i)
         self.post_message(self.Highlighted())
 
     def move(self, delta: int) -> None:
@@ -191,12 +208,13 @@ class ResultList(ScrollView, can_focus=False):
         if not (0 <= index < len(self._rows)) or width <= 0:
             return Strip.blank(max(width, 0), base)
         cursor = index == self.highlighted
-        key = (index, width, cursor)
+        cells = self._rows[index]
+        key = (tuple(cells), width, cursor)
         strip = self._strips.get(key)
         if strip is None:
             styles = self._role_styles()
             row_base = base + styles["cursor"] if cursor else base
-            segments = [Segment(text, row_base + styles[role]) for text, role in self._rows[index]]
+            segments = [Segment(text, row_base + styles[role]) for text, role in cells]
             strip = Strip(segments)
             if strip.cell_length > width:
                 strip = Strip.join([strip.crop(0, width - 1), Strip([Segment("…", row_base)])])
