@@ -194,6 +194,7 @@ def candidates(conn: sqlite3.Connection, rid: int, category: str, q: str) -> set
     got: set[str] = set(rt.names_fold_prefix(conn, rid, qf, PREFIX_NAMES))
     if category in ("abbrev", "subseq", "typo"):
         scan = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
+        scan += rt.names_by_initials(conn, rid, qf, FUZZY_NAMES)
         scan += rt.names_skeleton_prefix(conn, rid, skeleton(q), SKELETON_NAMES)
         # the pipeline matches only the shortest FUZZY_MATCH of these
         got |= set(sorted(dict.fromkeys(scan), key=lambda n: (len(n), n))[:FUZZY_MATCH])

@@ -296,6 +296,7 @@ class _Run(Ranking):
         for rid in self.s.repo_ids:
             self._check()
             cand = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
+            cand += rt.names_by_initials(conn, rid, qf, FUZZY_NAMES)
             cand += rt.names_skeleton_prefix(conn, rid, skeleton(leaf), SKELETON_NAMES)
             # Matching costs ~30 µs a name: match the shortest first (coverage favours
             # them anyway) and at most FUZZY_MATCH of them.

@@ -246,3 +246,13 @@ def m003_typo_queue(conn: sqlite3.Connection) -> None:
 
 
 STEPS.append(("m003_typo_queue", m003_typo_queue))
+
+
+# --- m004: the initials index returns ------------------------------------------
+#
+# Abbreviation retrieval on huge repositories reads names by their word
+# initials (`hwia` → HashWithIndifferentAccess) instead of scanning every name
+# sharing the first letter (~300k for `s` on Linux, ~100 ms).
+STEPS.append(
+    ("m004_names_ini", "CREATE INDEX IF NOT EXISTS idx_names_ini ON names(repository_id, ini);")
+)
