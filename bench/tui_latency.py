@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import select
@@ -132,17 +133,19 @@ def send_key(app: Any, ch: str) -> None:
 async def keystrokes(root: Path, queries: list[str]) -> dict[str, object]:
     from rq_tui.app import PickerApp
 
-    app = PickerApp(cwd=root)
+    gc.freeze()  # as rq_tui.app.run does
+    app = PickerApp(cwd=root, freeze_gc=True)
     per_key: list[float] = []
     per_key_engine: list[float] = []
     burst: list[float] = []
     echo: list[float] = []
     per_key_cpu: list[float] = []
+    samples: list[tuple[str, float, float, float, int]] = []  # prefix, wall, cpu, engine, hits
     async with app.run_test(size=SIZE) as pilot:
         picker = app.picker
         watch = PaintWatch(picker)
         query_input = picker.query_one("#query")
-        await pilot.pause(0.3)
+        await pilot.pause(1.0)  # past start-up work (index open, highlighter load)
         # Warm-up: the first search opens the index and fills SQLite's page cache.
         for ch in queries[0][:3]:
             send_key(app, ch)
@@ -156,6 +159,15 @@ async def keystrokes(root: Path, queries: list[str]) -> dict[str, object]:
                 done = await watch.wait(q[: i + 1], t0)
                 per_key.append((done - t0) * 1000)
                 per_key_cpu.append((watch.cpu[q[: i + 1]] - c0) * 1000)
+                samples.append(
+                    (
+                        q[: i + 1],
+                        round(per_key[-1], 1),
+                        round(per_key_cpu[-1], 1),
+                        round(picker.engine_ms, 1),
+                        len(picker.query_one("#results").hits),
+                    )
+                )
                 echo.append((watch.echoed[q[: i + 1]] - t0) * 1000)
                 watch.echoed.clear()
                 per_key_engine.append(picker.engine_ms)
@@ -177,6 +189,7 @@ async def keystrokes(root: Path, queries: list[str]) -> dict[str, object]:
         "echo_ms": summary(echo),
         "engine_ms_same_keys": summary(per_key_engine),
         "burst_last_key_ms": summary(burst),
+        "slowest": sorted(samples, key=lambda x: -x[1])[:12],
         "searches": searches,
         "cancelled": cancelled,
     }

@@ -11,6 +11,7 @@ picker), or return 130 for esc/ctrl-c with nothing on stdout.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Mapping
@@ -61,9 +62,15 @@ class PickerApp(App[Outcome]):
         db_path: Path | None = None,
         session: SearchSession | None = None,
         frozen_latency_ms: float | None = None,
+        freeze_gc: bool = False,
     ) -> None:
-        """`frozen_latency_ms` fixes the latency the status line shows (snapshot tests)."""
+        """`frozen_latency_ms` fixes the latency the status line shows (snapshot tests).
+
+        `freeze_gc`: move what exists once the first frame is up (modules, the
+        widget tree) out of the collector's reach (see `run`).
+        """
         super().__init__()
+        self.freeze_gc = freeze_gc
         self.cwd = cwd
         self.env = os.environ if env is None else env
         self.print_only = print_only
@@ -81,6 +88,10 @@ class PickerApp(App[Outcome]):
 
     def get_default_screen(self) -> Screen[None]:
         return self._picker
+
+    def on_ready(self) -> None:
+        if self.freeze_gc:
+            gc.freeze()  # O(1); the widget tree lives as long as the picker
 
     @property
     def picker(self) -> PickerScreen:
@@ -136,7 +147,12 @@ def build(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Picke
 
 
 def run(ns: argparse.Namespace) -> int:
+    # Full collections scan every long-lived object: with textual's ~60k objects
+    # in the heap one took 80-260 ms mid-typing here (bench/tui_latency.py). What
+    # exists now (modules) and after the first frame (widgets) is never garbage.
+    gc.freeze()
     app = build(ns)
+    app.freeze_gc = True
     outcome = app.run()
     if app.return_code not in (None, 0) and outcome is None:
         return int(ExitCode.IOERR)

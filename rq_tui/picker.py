@@ -40,6 +40,8 @@ NO_MATCH_DELAY = 0.15
 NARROW_WIDTH = 100
 # An intermediate batch is drawn if no later one arrives within this (s): one frame.
 STREAM_FRAME = 0.016
+# After the first search starts, when the syntax highlighter is loaded (s).
+PREWARM_AFTER = 0.3
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 
 
@@ -144,6 +146,15 @@ class PickerScreen(Screen[None]):
     def _first_search(self) -> None:
         self._describe(self.all_repos)
         self.start_search(self.query_one("#query", Input).value)
+        self.set_timer(PREWARM_AFTER, self._prewarm)
+
+    @work(thread=True, group="prewarm", exit_on_error=False)
+    def _prewarm(self) -> None:
+        # pygments costs ~160 ms to import and holds the GIL meanwhile: pay it
+        # once, early, rather than in the middle of the first preview.
+        from textual.highlight import highlight
+
+        highlight("x = 1", language="python")
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
