@@ -186,3 +186,23 @@ def test_colour_only_on_a_terminal_without_no_color(
     assert "\x1b[" in coloured and "app/models.py:1" in coloured
     plain = _on_a_terminal(["-q", "Order"], repo.root, {**env, "NO_COLOR": "1"})
     assert "\x1b[" not in plain and "app/models.py:1  class  Order" in plain
+
+
+def test_miss_on_an_incomplete_index_exits_2_with_a_note(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    from rq_engine.core.identity import checkout_for
+    from rq_engine.index.indexer import run_index
+    from rq_engine.store.db import connect
+
+    repo = make_repo(SRC)
+    conn = connect()
+    run_index(conn, checkout_for(repo.root), subtrees=["app"])  # a seed: coverage stays warming
+    conn.close()
+    hit = rq("-q", "Order", cwd=repo.root)
+    assert hit.code == 0 and hit.out.startswith("app/models.py:1")
+    miss = rq("-q", "Zebra", cwd=repo.root)
+    assert miss.code == 2 and miss.out == ""
+    assert (
+        len(miss.err.splitlines()) == 1 and "incomplete" in miss.err and miss.err.startswith("rq: ")
+    )
