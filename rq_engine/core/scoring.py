@@ -622,10 +622,17 @@ def qualifier_feature(
         if fold(want[-1]) in segs[-3:]:
             return [("scope_path", WEIGHTS["scope_path"])]
     if typo and chain:
-        tail = chain[-len(want) :]
-        if len(tail) == len(want):
-            d = sum(edit_distance(a, b) for a, b in zip(want, tail, strict=True))
-            if d <= _MAX_EDITS and all(len(w) >= 4 for w in want):
+        # the whole chain within two edits, or (`http.Clinet.Do`) a package head
+        # that names the path and the rest of the chain within two edits
+        forms = [want]
+        if len(want) >= 2 and path and fold(want[0]) in _path_segments(path)[-4:]:
+            forms.append(want[1:])
+        for form in forms:
+            tail = chain[-len(form) :]
+            if len(tail) != len(form) or not all(len(w) >= 4 for w in form):
+                continue
+            d = sum(edit_distance(a, b) for a, b in zip(form, tail, strict=True))
+            if d <= _MAX_EDITS:
                 return [("scope_typo", WEIGHTS["scope_typo"])]
     return None
 

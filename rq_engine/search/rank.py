@@ -79,7 +79,9 @@ class Ranking:
         # and the leaf-alone fallback need every definition of the leaf
         self._refetch_unrestricted()
         hits, _ = self._ranked(strict=False)
-        if hits:
+        if hits or self.ctor:
+            # a constructor of nothing the scope names is no answer (`hwia.new`
+            # must not list every `initialize`)
             return hits
         return self._ranked_fallback()
 

@@ -340,3 +340,12 @@ def test_nesting_penalises_definitions_deep_inside_others() -> None:
     )
     assert "nesting" not in method
     assert local["nesting"] == WEIGHTS["nesting"]
+
+
+def test_scope_typo_after_a_package_head() -> None:
+    got = qualifier_feature(("http", "Clinet"), "Client", "src/net/http/client.go")
+    assert got == [("scope_typo", WEIGHTS["scope_typo"])]
+    assert (
+        qualifier_feature(("http", "Clinet"), "Client", "src/net/http/client.go", typo=False)
+        is None
+    )
