@@ -84,9 +84,17 @@ class SearchSession:
             # The pipeline may also stop quietly (no final batch) when cancelled.
             return not cancel.cancelled
 
-    def close(self) -> None:
-        with self._lock:
+    def close(self, timeout: float = 1.0) -> None:
+        """Close the index, once the running search (already cancelled) has let go of it.
+
+        If it has not within `timeout`, leave the connection to the process exit.
+        """
+        if not self._lock.acquire(timeout=timeout):
+            return
+        try:
             self._searchers.clear()
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        finally:
+            self._lock.release()

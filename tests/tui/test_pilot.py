@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import threading
@@ -16,7 +17,7 @@ from textual.worker import WorkerState
 from rq_engine.index.indexer import index_under
 from rq_engine.search.types import Batch, CancelToken
 from rq_engine.store.db import connect
-from rq_tui.app import Outcome, PickerApp, finish
+from rq_tui.app import NEVER, Outcome, PickerApp, finish
 from rq_tui.help import HelpScreen
 from rq_tui.results import ResultList
 from rq_tui.session import STALE_AFTER, SearchSession
@@ -412,3 +413,18 @@ def test_the_status_follows_a_warming_index_to_complete(make_repo: Callable[...,
         assert names(app)[0] == "Ledger"
 
     drive(app, script)
+
+
+def test_tuned_collector_waits_for_a_pause_and_is_restored(shop: Repo) -> None:
+    before = gc.get_threshold()
+    app = PickerApp(cwd=shop.root, query="ord", tune_gc=True)
+
+    async def script(pilot: Pilot[object]) -> None:
+        assert gc.get_threshold()[2] == NEVER  # no full collection while typing
+        assert gc.get_freeze_count() > 0
+        await pilot.press("e")
+        assert app._idle_gc is not None  # a full collection once typing pauses
+
+    drive(app, script)
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
