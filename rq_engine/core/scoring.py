@@ -370,7 +370,18 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     ]
     if pos[0] != 0:
         parts.append(("late_start", WEIGHTS["late_start"]))
+    parts += _joiner_parts(leaf, name)
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def _joiner_parts(leaf: str, name: str) -> list[tuple[str, float]]:
+    """D19 for fuzzy and near-miss matches: a joiner the user typed that the name
+    lacks costs what a left-out one costs an exact match (`belogns_to` prefers
+    `belongs_to` to `BelongsTo`)."""
+    typed = {ch for ch in leaf if ch in _JOINER_SET}
+    if typed and not typed <= set(name):
+        return [("separators", WEIGHTS["separators"])]
+    return []
 
 
 def _skipped_words(pos: list[int], starts: list[bool]) -> int:
@@ -454,7 +465,7 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
         ("typo_edit", WEIGHTS["typo_edit"] * d),
         ("coverage", round(WEIGHTS["coverage"] * kept / max(len(low), 1), 1)),
     )
-    return NameMatch("typo", parts, pos, kept, edits=d)
+    return NameMatch("typo", (*parts, *_joiner_parts(leaf, name)), pos, kept, edits=d)
 
 
 def _kept_positions(q: str, low: str) -> list[int]:

@@ -349,3 +349,13 @@ def test_scope_typo_after_a_package_head() -> None:
         qualifier_feature(("http", "Clinet"), "Client", "src/net/http/client.go", typo=False)
         is None
     )
+
+
+def test_a_typed_joiner_the_name_lacks_costs_the_separator_penalty() -> None:
+    snake = match_typo("belogns_to", "belongs_to")
+    camel = match_typo("belogns_to", "BelongsTo")
+    assert snake is not None and camel is not None
+    assert ("separators", WEIGHTS["separators"]) in camel.parts
+    assert ("separators", WEIGHTS["separators"]) not in snake.parts
+    fuzzy = match_fuzzy("cntnt_tag", "ContentTag")
+    assert fuzzy is not None and ("separators", WEIGHTS["separators"]) in fuzzy.parts
