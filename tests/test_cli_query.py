@@ -89,6 +89,9 @@ def test_definitive_miss_exits_1_with_nothing_printed(
     repo = indexed(make_repo, rq)
     r = rq("-q", "Zebra", cwd=repo.root)
     assert (r.code, r.out, r.err) == (1, "", "")
+    assert rq("-q", "--ndjson", "Zebra", cwd=repo.root).out == ""
+    j = rq("-q", "--json", "Zebra", cwd=repo.root)
+    assert (j.code, json.loads(j.out)) == (1, [])
 
 
 def test_usage_errors_exit_64_with_one_line(

@@ -56,6 +56,8 @@ def run(ns: argparse.Namespace) -> int:
         raise RqError(f"cannot read index {db}: {e}", ExitCode.IOERR) from e
     hits = final.hits if final is not None else []
     if not hits:
+        if ns.json:
+            sys.stdout.write("[]\n")  # a program parsing the array gets an empty one
         if searcher.state == "complete" or ns.all_repos:
             return int(ExitCode.MISS)
         _say(f"no match for {query!r} yet; the index of {searcher.checkout.root} is incomplete")
