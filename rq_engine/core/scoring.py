@@ -53,6 +53,7 @@ WEIGHTS: dict[str, float] = {
     "path_parent": 5.0,  # a member in its type's own file (`TagHelper#content_tag` in tag_helper.rb)
     "path_project": 15.0,  # the file is named after the project (effect's Effect.ts)
     "path_internal": -15.0,  # under an internal/ directory: implementation, not API
+    "path_private": -15.0,  # in a module or package named with a leading underscore
     "nesting": -3.0,  # per enclosing level beyond the first (a class inside a function)
     "nesting_cap": -12.0,
     "path_depth": -2.0,  # per directory level, capped
@@ -576,6 +577,10 @@ def path_features(
         out.append(("path_project", WEIGHTS["path_project"]))
     if "internal" in lower_dirs:
         out.append(("path_internal", WEIGHTS["path_internal"]))
+    # a module or package named private (`_pydecimal.py`, `pip/_internal/`) holds
+    # implementation, as an underscore-named definition does (dunders excepted)
+    if any(p.startswith("_") and not p.startswith("__") for p in (*dirs, base)):
+        out.append(("path_private", WEIGHTS["path_private"]))
     # a package's entry file speaks for the directory itself (collections.namedtuple)
     depth = len(dirs) - (1 if base in _ENTRY_FILES and dirs else 0)
     if depth:

@@ -359,3 +359,9 @@ def test_a_typed_joiner_the_name_lacks_costs_the_separator_penalty() -> None:
     assert ("separators", WEIGHTS["separators"]) not in snake.parts
     fuzzy = match_fuzzy("cntnt_tag", "ContentTag")
     assert fuzzy is not None and ("separators", WEIGHTS["separators"]) in fuzzy.parts
+
+
+def test_private_modules_take_the_private_path_penalty() -> None:
+    assert "path_private" in dict(path_features("_pydecimal.py", "Context"))
+    assert "path_private" in dict(path_features("pip/_internal/req.py", "Req"))
+    assert "path_private" not in dict(path_features("collections/__init__.py", "deque"))
