@@ -67,7 +67,7 @@ def run(ns: argparse.Namespace) -> int:
     theme = theming.choose(ns.theme, env)
     if not ns.print_only:
         try:  # say so now, not after the user has picked something
-            editor.configured(env)
+            editor.command_for("FILE", 1, env)
         except editor.EditorNotFound as e:
             raise RqError(str(e), ExitCode.IOERR) from e
     cwd = Path.cwd()

@@ -23,6 +23,16 @@ def test_outside_tmux_it_says_so_and_exits_64(rq: Callable[..., object], tmp_pat
     assert (r.code, r.out, r.err) == (64, "", "rq: --tmux needs a tmux session\n")  # type: ignore[attr-defined]
 
 
+def test_a_missing_editor_is_reported_before_the_popup(
+    rq: Callable[..., object], tmp_path: Path
+) -> None:
+    # A TMUX value that names no server: rq must stop before it asks tmux anything.
+    env = {"TMUX": f"{tmp_path}/no-server,1,0", "EDITOR": "no-such-editor-anywhere"}
+    r = rq("--tmux", "Foo", cwd=tmp_path, env=env)
+    assert r.code == 74 and r.out == ""  # type: ignore[attr-defined]
+    assert r.err.startswith("rq: cannot start editor 'no-such-editor-anywhere'")  # type: ignore[attr-defined]
+
+
 class Tmux:
     def __init__(self, socket: str, env: dict[str, str]) -> None:
         self.socket = socket
@@ -80,6 +90,31 @@ def tmux_env(tmp_path: Path) -> Iterator[tuple[Tmux, dict[str, str], Path]]:
         subprocess.run(
             ["tmux", "-L", tmux.socket, "kill-server"], env=env, capture_output=True, check=False
         )
+
+
+@pytest.mark.tmux
+def test_escape_in_the_popup_exits_130_and_opens_nothing(
+    shop: Repo, tmux_env: tuple[Tmux, dict[str, str], Path]
+) -> None:
+    tmux, env, record = tmux_env
+    tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", str(shop.root), "/bin/sh")
+    client = PtyProcess(
+        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "attach-session", "-t", "t"],
+        cwd=shop.root,
+        env=env,
+        size=(200, 50),
+    )
+    try:
+        client.expect("[t]", timeout=20)
+        rq = " ".join(rq_bin())
+        tmux("send-keys", "-t", "t", f"{rq} --tmux refund; printf 'RQ-%s=%s\\n' EXIT $?", "Enter")
+        client.expect("? help", timeout=30)
+        client.send("\x1b")
+        text = tmux.wait_pane("RQ-EXIT=", timeout=30)
+        assert "RQ-EXIT=130" in text
+        assert not record.exists()
+    finally:
+        client.close()
 
 
 @pytest.mark.tmux
