@@ -60,7 +60,7 @@ def run(ns: argparse.Namespace) -> int:
             sys.stdout.write("[]\n")  # a program parsing the array gets an empty one
         if searcher.state == "complete" or ns.all_repos:
             return int(ExitCode.MISS)
-        _say(f"no match for {query!r} yet; the index of {searcher.checkout.root} is incomplete")
+        _say(f"no match for {query!r} yet; the index of {searcher.root} is incomplete")
         return int(ExitCode.WARMING)
     out = sys.stdout
     where = str(cwd)

@@ -6,23 +6,29 @@ must cost a few stat/read calls, not a process (~3 ms per fork of git).
 
 from __future__ import annotations
 
-import configparser
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from rq_engine.core.record import Record
 
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>(?!/).+)$")
 
 
-@dataclass(frozen=True, slots=True)
-class Checkout:
+class Checkout(Record):
     """A local clone: where it is, which project it is, and what branch it is on."""
 
+    __slots__ = ("root", "identity", "branch", "git_dir")
     root: Path
     identity: str  # host/org/repo, or local:/abs/path
     branch: str | None
     git_dir: Path | None  # None for a non-git directory
+
+    def __init__(self, root: Path, identity: str, branch: str | None, git_dir: Path | None) -> None:
+        self.root = root
+        self.identity = identity
+        self.branch = branch
+        self.git_dir = git_dir
 
 
 def find_git_root(start: Path) -> Path | None:
@@ -93,6 +99,8 @@ def normalize_remote(url: str) -> str | None:
 
 
 def _remote_urls(common: Path) -> dict[str, str]:
+    import configparser  # deferred: ~1 ms, and only a never-seen checkout needs it
+
     cfg = configparser.RawConfigParser(strict=False)
     try:
         cfg.read(common / "config", encoding="utf-8")

@@ -7,7 +7,8 @@ Pure and stdlib-only (it runs on every keystroke of the picker and on the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from rq_engine.core.record import Record
 
 #: the word joiners a query may leave out (or add) and still match exactly (D19)
 JOINERS = "_-."
@@ -26,8 +27,7 @@ def fold(text: str) -> str:
     return text.lower().translate(_JOINER_TABLE)
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(Record):
     """A parsed query. `leaf` is what the candidate's own name must match.
 
     `scope` is the chain before the leaf (`Foo::Bar#baz` → ("Foo", "Bar")), empty
@@ -35,22 +35,45 @@ class Query:
     and the path layer.
     """
 
+    __slots__ = (
+        "raw",
+        "leaf",
+        "scope",
+        "dotted",
+        "looks_like_path",
+        "leaf_lower",
+        "leaf_fold",
+        "has_upper",
+        "has_joiners",
+    )
     raw: str
     leaf: str
-    scope: tuple[str, ...] = ()
-    dotted: bool = False  # a `.` separated scope from the leaf (wildcard retry applies)
-    looks_like_path: bool = False
+    scope: tuple[str, ...]
+    dotted: bool  # a `.` separated scope from the leaf (wildcard retry applies)
+    looks_like_path: bool
     # derived once here: the scorer reads them for every candidate
-    leaf_lower: str = field(init=False)
-    leaf_fold: str = field(init=False)
-    has_upper: bool = field(init=False)  # any uppercase makes the `case` feature apply
-    has_joiners: bool = field(init=False)
+    leaf_lower: str
+    leaf_fold: str
+    has_upper: bool  # any uppercase makes the `case` feature apply
+    has_joiners: bool
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "leaf_lower", self.leaf.lower())
-        object.__setattr__(self, "leaf_fold", fold(self.leaf))
-        object.__setattr__(self, "has_upper", any(ch.isupper() for ch in self.leaf))
-        object.__setattr__(self, "has_joiners", any(ch in JOINERS for ch in self.leaf))
+    def __init__(
+        self,
+        raw: str,
+        leaf: str,
+        scope: tuple[str, ...] = (),
+        dotted: bool = False,
+        looks_like_path: bool = False,
+    ) -> None:
+        self.raw = raw
+        self.leaf = leaf
+        self.scope = scope
+        self.dotted = dotted
+        self.looks_like_path = looks_like_path
+        self.leaf_lower = leaf.lower()
+        self.leaf_fold = fold(leaf)
+        self.has_upper = any(ch.isupper() for ch in leaf)
+        self.has_joiners = any(ch in JOINERS for ch in leaf)
 
     def unscoped(self) -> Query:
         """The whole raw text as one leaf (the wildcard retry's view of `a.b`)."""

@@ -12,10 +12,10 @@ arrive through `Boosts`; none is computed yet.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from rq_engine.core.query import JOINERS, Query, fold
+from rq_engine.core.record import Record
 from rq_engine.search.types import Score
 
 #: every weight the ranking uses, in one place (docs/scoring.md has the why of each)
@@ -84,27 +84,45 @@ _MAX_NAME = 128  # longer names are scored on their first 128 characters
 _MAX_EDITS = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(Record):
     """What the scorer may look at: one stored definition."""
 
+    __slots__ = ("name", "kind", "visibility", "parent", "path", "language", "project")
     name: str
-    kind: str = "function"
-    visibility: str = "unknown"
-    parent: str | None = None
-    path: str = ""
-    language: str = ""
-    project: str = ""  # the repository's short name (`effect` for github.com/Effect-TS/effect)
+    kind: str
+    visibility: str
+    parent: str | None
+    path: str
+    language: str
+    project: str  # the repository's short name (`effect` for github.com/Effect-TS/effect)
+
+    def __init__(
+        self,
+        name: str,
+        kind: str = "function",
+        visibility: str = "unknown",
+        parent: str | None = None,
+        path: str = "",
+        language: str = "",
+        project: str = "",
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.visibility = visibility
+        self.parent = parent
+        self.path = path
+        self.language = language
+        self.project = project
 
 
-@dataclass(frozen=True, slots=True)
-class Boosts:
+class Boosts(Record):
     """Context-dependent signals the search layer computes (none yet: recency,
     branch, anchor arrive here as fields, never as new parameters)."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True, slots=True)
-class NameMatch:
+
+class NameMatch(Record):
     """How a query leaf matched a name: class, quality parts, highlighted letters.
 
     `evidence` is the number of query letters the match earned credit for (word
@@ -112,17 +130,36 @@ class NameMatch:
     near miss must reach to join (D14).
     """
 
+    __slots__ = ("kind", "parts", "positions", "evidence", "edits")
     kind: str  # exact | prefix | abbrev | subseq | typo
     parts: tuple[tuple[str, float], ...]
     positions: tuple[int, ...]
     evidence: int
-    edits: int = 0
+    edits: int
+
+    def __init__(
+        self,
+        kind: str,
+        parts: tuple[tuple[str, float], ...],
+        positions: tuple[int, ...],
+        evidence: int,
+        edits: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.parts = parts
+        self.positions = positions
+        self.evidence = evidence
+        self.edits = edits
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
+class Scored(Record):
+    __slots__ = ("score", "match")
     score: Score
     match: NameMatch
+
+    def __init__(self, score: Score, match: NameMatch) -> None:
+        self.score = score
+        self.match = match
 
 
 # --------------------------------------------------------------------------- words

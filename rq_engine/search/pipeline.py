@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rq_engine.core.identity import checkout_for
+from rq_engine.core.identity import checkout_for, find_git_root
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
     WEIGHTS,
@@ -68,14 +68,17 @@ class Searcher:
         self.cwd = Path(os.path.abspath(cwd))
         self.all_repos = all_repos
         rt.register(conn)
-        co = checkout_for(self.cwd)
-        self.checkout = co
+        # Identity is cached by checkout root (seed): a known root answers from the
+        # checkouts table; only an unknown one reads .git/config for its identity.
+        git_root = find_git_root(self.cwd)
+        self.root = git_root if git_root is not None else self.cwd.resolve()
         row = conn.execute(
             "SELECT c.repository_id, r.identity FROM checkouts c"
             " JOIN repositories r ON r.id = c.repository_id WHERE c.root_path = ?",
-            (str(co.root),),
+            (str(self.root),),
         ).fetchone()
         if row is None:
+            co = checkout_for(self.cwd)
             row = conn.execute(
                 "SELECT id, identity FROM repositories WHERE identity = ?", (co.identity,)
             ).fetchone()
@@ -91,7 +94,7 @@ class Searcher:
         self._roots: dict[int, str] = {}
         self._idents: dict[int, str] = {}
         if self.repo_id is not None:
-            self._roots[self.repo_id] = str(co.root)
+            self._roots[self.repo_id] = str(self.root)
             self._idents[self.repo_id] = self.repository or ""
         if all_repos:
             for rid, ident, root in conn.execute(

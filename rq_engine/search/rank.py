@@ -8,7 +8,6 @@ retrieval. Imports the stdlib, rq_engine.core and rq_engine.search only.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from rq_engine.core.query import Query
 from rq_engine.core.scoring import (
@@ -34,12 +33,16 @@ PREFIX_ROWS = 1000  # rows of those names, shortest names first (~15 µs a row s
 _JS_EXTS = (".js", ".cjs", ".mjs")
 
 
-@dataclass
 class _Entry:
-    row: Row
-    match: NameMatch
-    layer: str
-    extra: list[tuple[str, float]] = field(default_factory=list)
+    __slots__ = ("row", "match", "layer", "extra")
+
+    def __init__(
+        self, row: Row, match: NameMatch, layer: str, extra: list[tuple[str, float]] | None = None
+    ) -> None:
+        self.row = row
+        self.match = match
+        self.layer = layer
+        self.extra = [] if extra is None else extra
 
 
 class Ranking:

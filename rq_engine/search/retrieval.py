@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from itertools import combinations as _combinations
 
+from rq_engine.core.record import Record
 from rq_engine.core.scoring import could_match
 from rq_engine.search.keys import query_typo_keys
 
@@ -29,9 +29,22 @@ _ROW_SQL = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(Record):
     """One stored definition, as decoded from the symbols/files join."""
+
+    __slots__ = (
+        "id",
+        "name",
+        "kind",
+        "visibility",
+        "parent",
+        "line",
+        "end_line",
+        "language",
+        "path",
+        "repository_id",
+        "file_id",
+    )
 
     id: int
     name: str
@@ -44,6 +57,32 @@ class Row:
     path: str
     repository_id: int
     file_id: int
+
+    def __init__(
+        self,
+        id: int,
+        name: str,
+        kind: str,
+        visibility: str,
+        parent: str | None,
+        line: int,
+        end_line: int | None,
+        language: str,
+        path: str,
+        repository_id: int,
+        file_id: int,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.kind = kind
+        self.visibility = visibility
+        self.parent = parent
+        self.line = line
+        self.end_line = end_line
+        self.language = language
+        self.path = path
+        self.repository_id = repository_id
+        self.file_id = file_id
 
 
 def register(conn: sqlite3.Connection) -> None:

@@ -6,7 +6,8 @@ Faces render these objects; they never re-score or re-rank. Stdlib only.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+
+from rq_engine.core.record import Record
 
 
 class Cancelled(Exception):
@@ -33,25 +34,45 @@ class CancelToken:
             raise Cancelled()
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
+class Score(Record):
     """An additive score: `total` is exactly the sum of `parts` (feature name, contribution).
 
     `parts` is in display order; `--explain`, the picker's side pane and MCP all
     render this same tuple.
     """
 
+    __slots__ = ("total", "parts")
     total: float
     parts: tuple[tuple[str, float], ...]
+
+    def __init__(self, total: float, parts: tuple[tuple[str, float], ...]) -> None:
+        self.total = total
+        self.parts = parts
 
     @staticmethod
     def of(parts: list[tuple[str, float]]) -> Score:
         return Score(total=sum(v for _, v in parts), parts=tuple(parts))
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(Record):
     """One ranked definition."""
+
+    __slots__ = (
+        "root",
+        "path",
+        "line",
+        "end_line",
+        "name",
+        "qualified",
+        "kind",
+        "language",
+        "repository",
+        "score",
+        "layer",
+        "positions",
+        "visibility",
+        "parent",
+    )
 
     root: str  # absolute checkout root the path is relative to
     path: str  # repo-relative, '/'-separated
@@ -63,18 +84,49 @@ class Hit:
     language: str
     repository: str  # logical identity (host/org/repo or local:/abs)
     score: Score
-    layer: str = "exact"  # which pipeline layer produced it: exact|prefix|fuzzy|typo|path|live
-    positions: tuple[int, ...] = ()  # indexes into `name` of the matched letters (highlighting)
-    visibility: str = "unknown"
-    parent: str | None = None
+    layer: str  # which pipeline layer produced it: exact|prefix|fuzzy|typo|path|live
+    positions: tuple[int, ...]  # indexes into `name` of the matched letters (highlighting)
+    visibility: str
+    parent: str | None
+
+    def __init__(
+        self,
+        root: str,
+        path: str,
+        line: int,
+        end_line: int | None,
+        name: str,
+        qualified: str,
+        kind: str,
+        language: str,
+        repository: str,
+        score: Score,
+        layer: str = "exact",
+        positions: tuple[int, ...] = (),
+        visibility: str = "unknown",
+        parent: str | None = None,
+    ) -> None:
+        self.root = root
+        self.path = path
+        self.line = line
+        self.end_line = end_line
+        self.name = name
+        self.qualified = qualified
+        self.kind = kind
+        self.language = language
+        self.repository = repository
+        self.score = score
+        self.layer = layer
+        self.positions = positions
+        self.visibility = visibility
+        self.parent = parent
 
     @property
     def abspath(self) -> str:
         return f"{self.root.rstrip('/')}/{self.path}"
 
 
-@dataclass(slots=True)
-class Batch:
+class Batch(Record):
     """What the pipeline yields: the full ranked list as known so far.
 
     Each batch supersedes the previous one (a face replaces its list), so a
@@ -83,9 +135,27 @@ class Batch:
     searched repository ("never" | "warming" | "complete").
     """
 
+    __slots__ = ("hits", "layer", "final", "state", "elapsed_ms", "notes")
+    __hash__ = None  # type: ignore[assignment]  # mutable
     hits: list[Hit]
     layer: str
-    final: bool = False
-    state: str = "complete"
-    elapsed_ms: float = 0.0
-    notes: list[str] = field(default_factory=list)
+    final: bool
+    state: str
+    elapsed_ms: float
+    notes: list[str]
+
+    def __init__(
+        self,
+        hits: list[Hit],
+        layer: str,
+        final: bool = False,
+        state: str = "complete",
+        elapsed_ms: float = 0.0,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.hits = hits
+        self.layer = layer
+        self.final = final
+        self.state = state
+        self.elapsed_ms = elapsed_ms
+        self.notes = [] if notes is None else notes
