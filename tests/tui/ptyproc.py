@@ -104,7 +104,11 @@ class PtyProcess:
             if self.proc.stdout is not None:
                 out, _ = self.proc.communicate(timeout=timeout)
                 self.stdout = out.decode()
-            return self.proc.wait(timeout=timeout)
+            code = self.proc.wait(timeout=timeout)
+            # Drain what the process wrote just before exiting: closing the master
+            # first would lose it (seen under load as an empty screen).
+            self._reader.join(timeout=5)
+            return code
         finally:
             self.close()
 
