@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Text ranker benchmark: full-scan-v1 vs in-memory bm25-v1, side by side, same run.
 
-    bench/text_ranker.py [--real ID,ID,...] [--synthetic N] [--procs 5] [--rounds 3]
+    bench/text_ranker.py [--real ID,ID,...] [--synthetic N] [--procs 3] [--rounds 2]
 
 Workloads (each written once as graph.json into --work, then loaded by fresh
 child processes, so every profile starts from the same validated realization):
-  real       the graphs of indexed repositories merged (default: Django + CPython,
-             ~125k nodes; Go std alone is ~270k), from the index at $RQ_HOME;
-             queries: the judged text queries of those corpora plus 60 drawn
+  real       the graphs of indexed repositories merged (default: Go std + Django,
+             ~314k nodes, ~305k documents), from the index at $RQ_HOME;
+             queries: the judged text queries of those corpora plus 40 drawn
              from their nodes.
   synthetic  N nodes (default 100,000): files under word paths, classes with
              methods, camelCase/snake_case names over a Zipf vocabulary (seeded).
@@ -16,8 +16,9 @@ Per workload and profile, `--procs` fresh processes each: load the graph (not
 timed), then time build + the first query (cold: what a one-shot `rq --text`
 pays after loading), then every query `--rounds` times (warm). Reported: build
 seconds (median), peak RSS of the process (median, MB, graph.json parse
-included) and the resident growth the ranker's index adds over the loaded graph, cold p50/p95 and warm p50/p95 in ms, and the
-warm ratio bm25/full-scan. The machine is shared: read ratios, not absolutes.
+included), the resident growth the ranker's index adds over the loaded graph
+(idx MB), cold p50/p95 and warm p50/p95 in ms, and the warm ratio
+bm25/full-scan. The machine is shared: read ratios, not absolutes.
 """
 
 from __future__ import annotations
@@ -52,7 +53,17 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def rss_mb() -> float:
-    """Peak resident set of this process so far (MB)."""
+    """Peak resident set of this process image so far (MB): VmHWM, which execve resets.
+
+    (getrusage's ru_maxrss is not used: Linux carries it over fork+exec, so a
+    child would report its parent's peak.)
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -84,7 +95,7 @@ def child(graph_path: str, profile: str, queries_path: str, first: int, rounds: 
     t0 = time.perf_counter()
     ranker = build_ranker(profile, g)
     t1 = time.perf_counter()
-    ranker.search(g, order[0])
+    ranker.search(g, order[0], limit=20)
     t2 = time.perf_counter()
     gc.collect()
     rss_index = current_rss_mb() - rss_graph
@@ -93,7 +104,7 @@ def child(graph_path: str, profile: str, queries_path: str, first: int, rounds: 
     for _ in range(rounds):
         for q in parsed:
             s = time.perf_counter()
-            r = ranker.search(g, q)
+            r = ranker.search(g, q, limit=20)
             warm.append((time.perf_counter() - s) * 1000)
             truncated += r.truncated
     print(
@@ -137,7 +148,7 @@ def real_workload(idents: list[str], work: Path) -> tuple[Path, Path, int]:
             q = json.loads(line)
             if q["corpus"] in names:
                 queries.append(q["query"])
-    queries += sampled_queries(g, 60, seed=7)
+    queries += sampled_queries(g, 40, seed=7)
     qp = work / "real-queries.json"
     qp.write_text(json.dumps(queries), encoding="utf-8")
     return gp, qp, len(g.nodes)
@@ -236,7 +247,7 @@ def synthetic_workload(n: int, work: Path) -> tuple[Path, Path, int]:
     gp = work / "synthetic.json"
     dump(g, gp)
     qp = work / "synthetic-queries.json"
-    qp.write_text(json.dumps(sampled_queries(g, 100, seed=11)), encoding="utf-8")
+    qp.write_text(json.dumps(sampled_queries(g, 60, seed=11)), encoding="utf-8")
     return gp, qp, len(g.nodes)
 
 
@@ -299,8 +310,8 @@ def main() -> int:
     ap.add_argument(
         "--synthetic", type=int, default=100_000, help="synthetic node count (0 to skip)"
     )
-    ap.add_argument("--procs", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--procs", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--work", default=None, help="keep workload files here")
     ap.add_argument("--json", default=None, help="also write the rows here")
     a = ap.parse_args()

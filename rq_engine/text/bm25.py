@@ -14,6 +14,7 @@ asked with. Stdlib + rq_engine.text only.
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 from array import array
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ from rq_engine.text.query import (
     TextQuery,
     bm25_idf,
 )
-from rq_engine.text.rerank import Adjusted, QueryShape, RerankProfile, adjust
+from rq_engine.text.rerank import Adjusted, QueryShape, RerankProfile, UnitWeights, adjust
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +167,7 @@ class Bm25Index:
         # ~10^5 terms and precomputing all of them doubled the build.
         self._sat: dict[str, array[float]] = {}
         self._best: dict[str, str] = {}
+        self._impact: dict[str, list[str]] = {}
 
     def saturated(self, term: str) -> array[float]:
         sat = self._sat.get(term)
@@ -176,6 +178,17 @@ class Bm25Index:
             sat = array("d", [c * k1p / (c + nk[i]) for i, c in zip(pids, tfs, strict=True)])
             self._sat[term] = sat
         return sat
+
+    def impact_order(self, term: str) -> list[str]:
+        """The term's postings by saturated tf, strongest first, then stable ID; computed
+        on the first query that overflows the ceiling with it, and kept."""
+        order = self._impact.get(term)
+        if order is None:
+            pids = self.postings[term][0]
+            sat = self.saturated(term)
+            order = [i for _, i in sorted(zip(sat, pids, strict=True), key=lambda x: (-x[0], x[1]))]
+            self._impact[term] = order
+        return order
 
     def best(self, term: str) -> str:
         """The term's best candidate: highest saturated tf, first stable ID on a tie."""
@@ -209,7 +222,10 @@ class Bm25Index:
                 out[i] = out.get(i, 0.0) + w * s
         return out
 
-    def search(self, graph: Graph, q: TextQuery, *, explain: bool = False) -> Ranking:
+    def search(
+        self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+    ) -> Ranking:
+        """Rank, accept, and keep the best `limit` (all when None); `total` counts all accepted."""
         prof = self.profile
         # Rarest terms first: they admit the fewest, most telling candidates; a
         # term that would push the candidate set past the ceiling only re-scores
@@ -234,36 +250,44 @@ class Bm25Index:
             # saturated tf, then stable ID) into the room left, plus the protected
             # ones; everything already admitted is still re-scored.
             room = prof.ceiling - len(acc)
-            fresh = [(s, i) for i, s in zip(pids, sat, strict=True) if i not in acc]
             admit = exact | {self.best(t)}
-            if len(fresh) > room:
+            if room > 0:
+                for i in self.impact_order(t):
+                    if i not in acc and i not in admit:
+                        if room == 0:
+                            truncated = True
+                            break
+                        admit.add(i)
+                        room -= 1
+            elif any(i not in acc and i not in admit for i in pids):
                 truncated = True
-                fresh.sort(key=lambda x: (-x[0], x[1]))
-                admit.update(i for _, i in fresh[: max(room, 0)])
-            else:
-                admit.update(i for _, i in fresh)
             for i, s in zip(pids, sat, strict=True):
                 if i in acc or i in admit:
                     acc[i] = acc.get(i, 0.0) + w * s
                     mask[i] = mask.get(i, 0) | m
-        unit_idf = [self.idf(u) for u in q.units]
-        total_idf = sum(unit_idf) or 1.0
-
-        def weight_of(m: int) -> float:
-            return sum(unit_idf[k] for k in range(len(unit_idf)) if m >> k & 1)
-
+        weight_of = UnitWeights([self.idf(u) for u in q.units])
+        total_idf = weight_of.total
+        need = prof.min_coverage * total_idf - 1e-9
         adjusted = adjust(
-            graph, QueryShape(q), prof.rerank(), acc, mask, unit_idf, self.derived, explain
+            graph, QueryShape(q), prof.rerank(), acc, mask, weight_of, need, self.derived, explain
         )
-        results: list[Ranked] = []
+        accepted: list[tuple[float, str, int]] = []
         for i, adj in adjusted.items():
             covered = mask[i] | adj.gained
-            cov = weight_of(covered) / total_idf
-            if cov + 1e-12 < prof.min_coverage:
+            if weight_of(covered) < need:
                 continue
-            results.append(Ranked(i, adj.score, acc[i], adj.structure, covered, cov))
-        results.sort(key=lambda r: (-r.score, r.id))
-        ranking = Ranking(prof.id, results, truncated=truncated, candidates=len(acc))
+            accepted.append((-adj.score, i, covered))
+        if limit is not None and limit < len(accepted):
+            shown = heapq.nsmallest(limit, accepted)  # (−score, stable ID): IDs are unique
+        else:
+            shown = sorted(accepted)
+        results = [
+            Ranked(i, -neg, acc[i], adjusted[i].structure, cov, weight_of(cov) / total_idf)
+            for neg, i, cov in shown
+        ]
+        ranking = Ranking(
+            prof.id, results, truncated=truncated, candidates=len(acc), total=len(accepted)
+        )
         if not results:
             best = max((weight_of(mask[i]) / total_idf for i in acc), default=0.0)
             ranking.no_answer = (

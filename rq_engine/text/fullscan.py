@@ -11,6 +11,7 @@ Stdlib + rq_engine.text only.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,7 +46,9 @@ class FullScan:
             self.rows.append((d.id, tuple(fs[k] for k in order)))
         self.n_docs = len(self.rows)
 
-    def search(self, graph: Graph, q: TextQuery, *, explain: bool = False) -> Ranking:
+    def search(
+        self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+    ) -> Ranking:
         weights = [w for _, w in self.profile.weights]
         terms = [(t, q.cover[t]) for t in sorted(q.cover)]
         scored: list[tuple[int, int, str, int]] = []
@@ -62,7 +65,11 @@ class FullScan:
                     mask |= m
             if score:
                 scored.append((-popcount(mask), -score, doc_id, mask))
-        scored.sort()
+        total = len(scored)
+        if limit is not None and limit < total:
+            scored = heapq.nsmallest(limit, scored)
+        else:
+            scored.sort()
         n_units = len(q.units)
         results = []
         for _, neg_score, doc_id, mask in scored:
@@ -71,7 +78,7 @@ class FullScan:
             cov = popcount(mask) / n_units
             r = Ranked(doc_id, float(-neg_score), float(-neg_score), 0.0, mask, cov)
             results.append(_explained(self, graph, q, r) if explain else r)
-        ranking = Ranking(self.profile.id, results, truncated=False, candidates=len(scored))
+        ranking = Ranking(self.profile.id, results, truncated=False, candidates=total, total=total)
         if not results:
             ranking.no_answer = "no node matches any query word"
         return ranking

@@ -116,6 +116,7 @@ class Ranking:
     candidates: int = 0
     no_answer: str | None = None
     notes: list[str] = field(default_factory=list)
+    total: int = 0  # accepted results before the limit
 
 
 def bm25_idf(n_docs: int, df: int) -> float:

@@ -9,6 +9,7 @@ while the postings stay reusable. Every adjustment is a named `Feature` that
 from __future__ import annotations
 
 import functools
+import heapq
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -132,26 +133,50 @@ def exact_mask(shape: QueryShape, qualified: str) -> tuple[int, str]:
     return best, how
 
 
+class UnitWeights:
+    """IDF weight of a set of query units (a bitmask), memoised: masks repeat a lot."""
+
+    __slots__ = ("idf", "total", "_memo")
+
+    def __init__(self, unit_idf: Sequence[float]) -> None:
+        self.idf = list(unit_idf)
+        self.total = sum(self.idf) or 1.0
+        self._memo: dict[int, float] = {}
+
+    def __call__(self, m: int) -> float:
+        w = self._memo.get(m)
+        if w is None:
+            w = sum(self.idf[k] for k in range(len(self.idf)) if m >> k & 1)
+            self._memo[m] = w
+        return w
+
+
 def adjust(
     graph: Graph,
     shape: QueryShape,
     prof: RerankProfile,
     acc: Mapping[str, float],
     mask: Mapping[str, int],
-    unit_idf: Sequence[float],
+    weight_of: UnitWeights,
+    need: float,
     derived: Mapping[str, str],
     explain: bool,
 ) -> dict[str, Adjusted]:
-    """Final scores of every candidate: (lexical + structure + exact) x priors."""
+    """Final scores, (lexical + structure + exact) x priors, of every candidate that can
+    still be accepted: a leader (its children may add coverage) or one whose own
+    units weigh at least `need`."""
     q = shape.q
     full = q.full_mask
-
-    def weight_of(m: int) -> float:
-        return sum(unit_idf[k] for k in range(len(unit_idf)) if m >> k & 1)
-
-    leaders = set(sorted(acc, key=lambda i: (-acc[i], i))[: prof.depth])
+    plain = shape.plain_mask
+    leaders = {
+        i for i, _ in heapq.nsmallest(prof.depth, acc.items(), key=lambda kv: (-kv[1], kv[0]))
+    }
     out: dict[str, Adjusted] = {}
     for i, lex in acc.items():
+        own = mask[i]
+        leader = i in leaders
+        if not leader and weight_of(own) < need:
+            continue
         node = graph.by_id.get(i)
         if node is None:
             raise KeyError(f"posting {i!r} has no node in this realization")
@@ -160,8 +185,8 @@ def adjust(
         structure = 0.0
         got = 0
         kids: list[tuple[str, int]] = []
-        if i in leaders:
-            missing = full & ~mask[i]
+        if leader:
+            missing = full & ~own
             if missing:
                 for c in graph.children.get(i, ()):
                     cm = mask.get(c, 0) & missing & ~got
@@ -170,7 +195,11 @@ def adjust(
                         got |= cm
                 if got:
                     structure = prof.structure_weight * weight_of(got)
-            em, how = exact_mask(shape, node.qualified)
+            # the spelled words are the node's own terms: skip what cannot qualify
+            if bin(own).count("1") >= 2 or own & plain == plain:
+                em, how = exact_mask(shape, node.qualified)
+            else:
+                em, how = 0, ""
             if em:
                 bonus = prof.exact_weight * weight_of(em)
                 add += bonus

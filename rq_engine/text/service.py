@@ -29,7 +29,9 @@ DEFAULT = FULL_SCAN
 class Ranker(Protocol):
     n_docs: int
 
-    def search(self, graph: Graph, q: TextQuery, *, explain: bool = False) -> Ranking: ...
+    def search(
+        self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+    ) -> Ranking: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +155,7 @@ class TextService:
     ) -> TextAnswer:
         q = TextQuery.parse(text)
         prof = profile or DEFAULT
-        ranking = self.ranker(prof, real.graph).search(real.graph, q, explain=explain)
-        shown = ranking.results if limit is None else ranking.results[:limit]
+        ranking = self.ranker(prof, real.graph).search(real.graph, q, explain=explain, limit=limit)
+        shown = ranking.results
         hits = [(real.graph.by_id[r.id], real.graph.chain(r.id)) for r in shown]
         return TextAnswer(ranking, real, limit, hits)

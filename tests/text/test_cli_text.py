@@ -314,3 +314,17 @@ def test_repeated_processes_print_identical_answers(shop: Repo, rq: RQ) -> None:
         args = ("--text", "cart item price", "--ranker", ranker, "--json", "--explain")
         a, b = rq(*args, cwd=shop.root), rq(*args, cwd=shop.root)
         assert a.code == b.code == 0 and a.out == b.out
+
+
+def test_all_repos_ranks_every_indexed_repository(
+    shop: Repo, make_repo: Callable[..., Repo], rq: RQ
+) -> None:
+    other = make_repo({"billing/invoice.py": "class InvoiceMailer:\n    pass\n"}, name="billing")
+    assert rq("--index", ".", cwd=other.root).code == 0
+    here = rq("--text", "invoice mailer", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    assert here.code == 1  # scoped to the current repository by default
+    r = rq("--text", "invoice mailer", "--all-repos", "--json", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    assert r.code == 0, r.err
+    top = json.loads(r.out)["results"][0]
+    assert top["qualified"] == "InvoiceMailer" and top["path"] == "../billing/billing/invoice.py"
+    assert top["repository"].endswith("/billing")
