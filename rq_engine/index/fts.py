@@ -1,19 +1,22 @@
-"""Suspending and restoring the per-row FTS triggers around a cold pass, crash-safely.
+"""Suspending and restoring the per-row `symbols` triggers around a cold pass, crash-safely.
 
-A cold pass inserts tens of thousands of names; the per-row trigger makes the
-writer, not parsing, bound the pass (~35% of a Django cold pass). So a cold pass
-drops the three `symbols_fts_*` triggers, inserts, then fills the FTS table
+A cold pass inserts tens of thousands of rows; the per-row triggers (the FTS
+index, and the `names_pending` queue the derived tables drain) roughly double
+its write cost. So a cold pass drops the three `symbols_fts_*` and three
+`names_pending_*` triggers, inserts (each batch writing its new names and
+their typo keys directly: store.derived.ColdNames), then fills the FTS table
 once for the rows it added and recreates the triggers, in one transaction.
 
 Crash safety: while the triggers are gone, meta `fts_suspended` holds the owner
 (pid + token), the first symbol id it may insert, and the triggers' own SQL.
 Any pass that finds an entry whose owner is dead repairs it: a full FTS
-'rebuild' plus the triggers. A writer that is not the owner and writes while
-the triggers are absent (a second process) sets `fts_needs_rebuild`, and the
-owner then rebuilds instead of filling its own id range — so no row is ever
-left out of, or dangling in, the FTS table.
+'rebuild', the names queue reconciled with the symbols (store.derived
+.reconcile), plus the triggers. A writer that is not the owner and writes
+while the triggers are absent (a second process) sets `fts_needs_rebuild`,
+and the owner then rebuilds and reconciles instead of filling its own id range
+— so no row is ever left out of, or dangling in, the FTS or derived tables.
 
-Stdlib only.
+Stdlib and rq_engine.store only.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 
+from rq_engine.store import derived
 from rq_engine.store.writes import transaction
 
 SUSPENDED_KEY = "fts_suspended"
 NEEDS_REBUILD_KEY = "fts_needs_rebuild"
-TRIGGER_PREFIX = "symbols_fts_"
+# The per-row triggers on `symbols` a cold pass drops (m001's FTS, m002's names queue).
+TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +51,9 @@ def _triggers(conn: sqlite3.Connection) -> dict[str, str]:
     return {
         str(n): str(sql)
         for n, sql in conn.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE ?",
-            (TRIGGER_PREFIX + "%",),
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'symbols'"
         )
+        if str(n).startswith(TRIGGER_PREFIXES)
     }
 
 
@@ -63,9 +68,11 @@ def _alive(pid: int) -> bool:
 
 
 def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool) -> None:
-    """Fill the FTS table and recreate the triggers. Caller holds the write transaction."""
+    """Fill the FTS table (or rebuild it, and reconcile the derived names with the
+    symbols) and recreate the triggers. Caller holds the write transaction."""
     if rebuild:
         conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
+        derived.reconcile(conn)
     else:
         conn.execute(
             "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?",
@@ -94,6 +101,7 @@ def repair(conn: sqlite3.Connection) -> bool:
         if raw is None:
             return False
         _restore(conn, json.loads(raw), rebuild=True)
+    derived.drain(conn)
     return True
 
 
@@ -108,7 +116,12 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
         trig = _triggers(conn)
         since = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
         token = uuid.uuid4().hex
-        state = {"pid": os.getpid(), "token": token, "since_id": since, "triggers": trig}
+        state = {
+            "pid": os.getpid(),
+            "token": token,
+            "since_id": since,
+            "triggers": trig,
+        }
         conn.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?)", (SUSPENDED_KEY, json.dumps(state))
         )
@@ -130,7 +143,8 @@ def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
 
 
 def resume(conn: sqlite3.Connection, own: Suspension) -> None:
-    """End a cold pass: index its rows into FTS (or rebuild if needed) and restore triggers."""
+    """End a cold pass: index its rows into FTS (or rebuild and reconcile if needed)
+    and restore the triggers."""
     _live_tokens.discard(own.token)
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)

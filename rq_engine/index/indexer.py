@@ -272,8 +272,11 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     # --- parse and write, one transaction per batch
     suspension = fts.suspend(conn) if not states and len(jobs) >= COLD_MIN_FILES else None
     stats.cold = suspension is not None
+    cold = derived.ColdNames(repo_id) if suspension is not None else None
     stopped = False
-    results = parse_all(root, jobs, limit, req.workers, stop_poll=BATCH_SECONDS)
+    results = parse_all(
+        root, jobs, limit, req.workers, stop_poll=BATCH_SECONDS, keys=cold is not None
+    )
     try:
         tick("parse", 0, len(jobs))
         pending: list[Parsed] = []
@@ -287,7 +290,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
                 done += 1
             now = time.monotonic()
             if pending and (len(pending) >= req.batch_files or now - first_at >= BATCH_SECONDS):
-                _write_batch(conn, repo_id, pending, states, stats, suspension)
+                _write_batch(conn, repo_id, pending, states, stats, suspension, cold)
                 pending = []
                 tick("parse", done, len(jobs))
             if req.cancel is not None and req.cancel.cancelled:
@@ -297,7 +300,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             if stopped:
                 break
         if pending:
-            _write_batch(conn, repo_id, pending, states, stats, suspension)
+            _write_batch(conn, repo_id, pending, states, stats, suspension, cold)
             tick("parse", done, len(jobs))
     finally:
         results.close()  # terminates the pool now, not at garbage collection
@@ -355,8 +358,10 @@ def _write_batch(
     states: dict[str, writes.FileState],
     stats: IndexStats,
     suspension: fts.Suspension | None,
+    cold: derived.ColdNames | None = None,
 ) -> None:
-    """Write one batch of parse results in one transaction, then refresh derived tables."""
+    """Write one batch of parse results in one transaction, with its new names on a
+    cold pass (`cold`), else refreshing the derived tables after it commits."""
     indexed = unchanged = deleted = skipped = failed = bad = symbols = 0
     errors: list[str] = []
     with writes.transaction(conn):
@@ -395,6 +400,11 @@ def _write_batch(
                 if r.status == GONE:
                     deleted += 1
         writes.write_files(conn, repo_id, parsed)
+        if cold is not None:
+            for r in batch:
+                if r.keys:
+                    cold.learn(r.keys)
+            cold.write(conn, (row[0] for p in parsed for row in p[5]))
     # Counted only once the transaction committed: a rolled-back batch wrote nothing.
     stats.files_indexed += indexed
     stats.files_unchanged += unchanged
@@ -405,4 +415,5 @@ def _write_batch(
     stats.symbols += symbols
     stats.files_seen -= sum(1 for r in batch if r.status == GONE)
     stats.errors.extend(errors[: max(0, MAX_ERRORS - len(stats.errors))])
-    derived.after_batch(conn, repo_id)
+    if cold is None:
+        derived.after_batch(conn, repo_id)

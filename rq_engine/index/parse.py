@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 import stat
 from dataclasses import dataclass
+
+from rq_engine.search.keys import NameRecord, name_record
 
 # A NUL byte in the first 8 KiB means binary — git's own heuristic (xdiff's buffer_is_binary).
 BINARY_PROBE_BYTES = 8192
@@ -56,6 +57,9 @@ class Parsed:
     content_hash: str = ""
     rows: tuple[Row, ...] = ()
     reason: str = ""  # why SKIPPED/FAILED, or "bad-encoding" on an OK non-UTF-8 file
+    # On a cold pass: the derived keys of the names this worker saw first in this
+    # file (keys.name_record), so the parent only inserts them (store.derived.ColdNames).
+    keys: tuple[NameRecord, ...] = ()
 
 
 def max_file_bytes() -> int:
@@ -70,8 +74,11 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def parse_job(root: str, job: Job, limit: int) -> Parsed:
-    """Read `root/job.path`, and unless its hash is unchanged, extract its symbols."""
+def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> Parsed:
+    """Read `root/job.path`, and unless its hash is unchanged, extract its symbols.
+
+    With `seen` (a cold pass), also key every name not in it (and add it there).
+    """
     full = os.path.join(root, job.path)
     try:
         # O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
@@ -126,22 +133,25 @@ def parse_job(root: str, job: Job, limit: int) -> Parsed:
     rows = tuple(
         (s.name, str(s.kind), str(s.visibility), s.line, s.end_line, s.parent) for s in syms
     )
-    return Parsed(job.path, job.language, OK, mtime, size, h, rows, reason)
+    keys: tuple[NameRecord, ...] = ()
+    if seen is not None:
+        new = {r[0] for r in rows}.difference(seen)
+        seen.update(new)
+        keys = tuple(name_record(n) for n in new)
+    return Parsed(job.path, job.language, OK, mtime, size, h, rows, reason, keys)
 
 
-# --- pool plumbing: module-level so a fork-context pool can reach it ----------
-
-_worker_root = ""
-_worker_limit = DEFAULT_MAX_FILE_BYTES
-
-
-def worker_init(root: str, limit: int) -> None:
-    """Pool initializer: Ctrl-C is the parent's to handle (it terminates the pool)."""
-    global _worker_root, _worker_limit
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_root, _worker_limit = root, limit
-
-
-def worker_parse(jobs: list[Job]) -> list[Parsed]:
-    """Parse a chunk (one pickle round trip per chunk, not per file)."""
-    return [parse_job(_worker_root, j, _worker_limit) for j in jobs]
+def as_tuple(p: Parsed) -> tuple[object, ...]:
+    """A result as plain tuples and strings: what a pool worker marshals to the parent
+    (`Parsed(*t)` rebuilds it)."""
+    return (
+        p.path,
+        p.language,
+        p.status,
+        p.mtime,
+        p.size,
+        p.content_hash,
+        p.rows,
+        p.reason,
+        p.keys,
+    )

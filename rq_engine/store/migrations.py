@@ -256,3 +256,36 @@ STEPS.append(("m003_typo_queue", m003_typo_queue))
 STEPS.append(
     ("m004_names_ini", "CREATE INDEX IF NOT EXISTS idx_names_ini ON names(repository_id, ini);")
 )
+
+
+# --- m005: derived rows leave with their repository -------------------------------
+#
+# `names` follows a dropped repository by its foreign-key cascade, which ran
+# before the names queue could be drained: the drain then found no `names` row
+# and left that repository's `name_dels` rows behind (28k-560k rows a drop).
+# Worse, a repository or name created later can reuse the freed ids, and the
+# stale keys then propose its names as typo candidates. A trigger now deletes
+# every derived row of a deleted repository, and the deletion neighbourhood is
+# rebuilt once from `names` (~2 s for a 200k-name index, once).
+M005_DERIVED_DROP = """
+CREATE TRIGGER IF NOT EXISTS derived_repositories_ad AFTER DELETE ON repositories BEGIN
+    DELETE FROM name_dels WHERE repository_id = old.id;
+    DELETE FROM names_pending WHERE repository_id = old.id;
+    DELETE FROM names WHERE repository_id = old.id;
+END;
+"""
+
+
+def m005_derived_drop(conn: sqlite3.Connection) -> None:
+    from rq_engine.store import derived  # deferred: derived imports the search keys
+
+    for stmt in _statements(M005_DERIVED_DROP):
+        conn.execute(stmt)
+    conn.execute("DELETE FROM names WHERE repository_id NOT IN (SELECT id FROM repositories)")
+    conn.execute(
+        "DELETE FROM names_pending WHERE repository_id NOT IN (SELECT id FROM repositories)"
+    )
+    derived.rebuild_typo_keys(conn)
+
+
+STEPS.append(("m005_derived_drop", m005_derived_drop))

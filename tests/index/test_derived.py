@@ -1,0 +1,176 @@
+"""Derived name tables: a cold pass writes what the trigger-and-drain path would; drop leaves none.
+
+The search layer reads `names` (fold/skeleton/initials) and `name_dels` (typo
+deletion keys). A cold pass writes them directly from keys its pool workers
+computed; every other pass goes through the `names_pending` triggers and the
+drain. Both must produce the same rows, and a dropped repository must take
+all of its rows with it (m005).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rq_engine.index import indexer, pool
+from rq_engine.index.indexer import drop_repository, index_under
+from rq_engine.store import derived, migrations
+from rq_engine.store.db import connect
+from tests.conftest import Repo
+from tests.index.conftest import dump, fts_ok, truth
+
+# Names that exercise every key: camel humps, acronyms, digits, joiners, repeated
+# letters (duplicate deletion keys), short names (no typo keys), a non-ASCII name.
+FILES = {
+    f"pkg/m{i:02}.py": (
+        f"class HTTPServer{i}Handler:\n    def get_user_by_id(self):\n        pass\n\n"
+        f"def parse{i}_v2_JSON():\n    pass\n\n"
+        "def ab():\n    pass\n\n"
+        f"def aaa_bbb_{i % 3}():\n    pass\n\n"
+        "class Ünïcode:\n    pass\n\n"
+        "def validation_error():\n    pass\n"
+    )
+    for i in range(40)
+}
+
+
+def derived_rows(
+    conn: sqlite3.Connection,
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """names and name_dels as search reads them (by name, not by row id)."""
+    names = sorted(conn.execute("SELECT repository_id, name, fold, skel, ini FROM names"))
+    dels = sorted(
+        conn.execute(
+            "SELECT d.repository_id, d.key, n.name FROM name_dels d JOIN names n ON n.id = d.name_id"
+        )
+    )
+    return names, dels
+
+
+def _pending(conn: sqlite3.Connection) -> tuple[int, int]:
+    return conn.execute(
+        "SELECT (SELECT count(*) FROM names_pending), (SELECT count(*) FROM name_dels_pending)"
+    ).fetchone()
+
+
+def _recomputed(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
+    """name_dels as the drain path derives it from the names table."""
+    from rq_engine.search.keys import typo_keys
+
+    return sorted(
+        (rid, k, name)
+        for rid, name, folded in conn.execute("SELECT repository_id, name, fold FROM names")
+        for k in typo_keys(folded)
+    )
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_cold_pass_writes_what_the_drain_would(
+    make_repo: Callable[..., Repo],
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: int,
+) -> None:
+    repo = make_repo(FILES)
+    # the incremental path: per-row triggers and the drain
+    monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10**9)
+    warm = connect(isolated_home / "warm.db")
+    s = index_under(warm, repo.root, workers=workers)
+    assert not s.cold
+    # the cold path: triggers suspended, names written from the workers' keys
+    monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10)
+    cold = connect(isolated_home / "cold.db")
+    s = index_under(cold, repo.root, workers=workers)
+    assert s.cold and s.complete
+    assert dump(cold) == dump(warm) == truth(repo.root)
+    names, dels = derived_rows(cold)
+    assert (names, dels) == derived_rows(warm)
+    assert dels == _recomputed(cold)
+    assert {"HTTPServer7Handler", "Ünïcode", "ab"} <= {n[1] for n in names}
+    assert _pending(cold) == (0, 0)
+    fts_ok(cold)
+    # and an incremental pass on top of a cold one keeps them in step
+    repo.write("pkg/m00.py", "def brand_new_name():\n    pass\n")
+    (repo.root / "pkg" / "m01.py").unlink()
+    index_under(cold, repo.root, workers=workers)
+    index_under(warm, repo.root, workers=workers)
+    assert derived_rows(cold) == derived_rows(warm)
+    assert derived_rows(cold)[1] == _recomputed(cold)
+
+
+def test_drop_leaves_no_derived_rows(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    keep = make_repo({"k.py": "def keeper_function():\n    pass\n"}, name="keep")
+    gone = make_repo(FILES, name="gone")
+    index_under(db, keep.root, workers=1)
+    s = index_under(db, gone.root, workers=2)
+    before = derived_rows(db)
+    assert drop_repository(db, gone.root) is not None
+    names, dels = derived_rows(db)
+    assert {n[0] for n in names} == {d[0] for d in dels} == {1}
+    assert [n for n in before[0] if n[0] == 1] == names
+    for table in ("name_dels", "names", "names_pending"):
+        n = db.execute(f"SELECT count(*) FROM {table} WHERE repository_id = ?", (s.repository_id,))
+        assert n.fetchone()[0] == 0, table
+    orphans = db.execute(
+        "SELECT count(*) FROM name_dels WHERE name_id NOT IN (SELECT id FROM names)"
+    ).fetchone()[0]
+    assert orphans == 0
+    # re-indexing reuses the freed ids: no stale key may point at a new name
+    index_under(db, gone.root, workers=2)
+    assert derived_rows(db)[1] == _recomputed(db)
+
+
+def test_m005_removes_orphans_left_by_an_old_drop(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrations.migrate(conn, migrations.STEPS[:4])  # m001-m004: the released schema
+    for rid, name in ((1, "ValidationError"), (2, "OrderLine")):
+        conn.execute(
+            "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (?, ?, 0, 0)",
+            (rid, f"r{rid}"),
+        )
+        conn.execute("INSERT INTO files(id, repository_id, path) VALUES (?, ?, 'a.py')", (rid, rid))
+        conn.execute(
+            "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
+            " VALUES (?, ?, ?, ?, 'class', 'python', 1)",
+            (rid, rid, name, name.lower()),
+        )
+    derived.drain(conn)
+    # the old drop: explicit deletes, the names rows go by FK cascade, then a drain
+    conn.execute("DELETE FROM symbols WHERE repository_id = 2")
+    conn.execute("DELETE FROM files WHERE repository_id = 2")
+    conn.execute("DELETE FROM repositories WHERE id = 2")
+    derived.drain(conn)
+    assert conn.execute("SELECT count(*) FROM name_dels WHERE repository_id = 2").fetchone()[0]
+    migrations.migrate(conn)
+    assert conn.execute("SELECT count(*) FROM name_dels WHERE repository_id = 2").fetchone()[0] == 0
+    assert derived_rows(conn)[1] == _recomputed(conn)
+    assert {r[1] for r in derived_rows(conn)[0]} == {"ValidationError"}
+
+
+def test_a_worker_that_dies_fails_its_files_and_the_pass_ends(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"m{i:03}.py": f"def fn{i}():\n    pass\n" for i in range(60)}
+    files["boom.py"] = "def boom():\n    pass\n"
+    repo = make_repo(files)
+    real = pool.parse_job
+
+    def crashing(root: str, job: object, limit: int, seen: object = None) -> object:
+        if getattr(job, "path", "") == "boom.py":
+            os._exit(7)  # a grammar segfault, as far as the parent can tell
+        return real(root, job, limit, seen)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pool, "parse_job", crashing)
+    s = index_under(db, repo.root, workers=2)
+    assert any("boom.py: parse worker died (exit code 7)" in e for e in s.errors)
+    indexed = {r[0] for r in db.execute("SELECT path FROM files")}
+    assert "boom.py" not in indexed
+    # only the dead worker's chunk is lost; every other file is in
+    assert len(indexed) + s.files_failed == 61 and s.files_failed <= pool.MAX_CHUNK
