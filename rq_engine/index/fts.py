@@ -3,9 +3,10 @@
 A cold pass inserts tens of thousands of rows; the per-row triggers (the FTS
 index, and the `names_pending` queue the derived tables drain) roughly double
 its write cost. So a cold pass drops the three `symbols_fts_*` and three
-`names_pending_*` triggers, inserts (each batch writing its new names and
-their typo keys directly: store.derived.ColdNames), then fills the FTS table
-once for the rows it added and recreates the triggers, in one transaction.
+`names_pending_*` triggers, inserts (each batch writing its new names
+directly: store.derived.ColdNames), then in one transaction fills the FTS
+table once for the rows it added, inserts the pass's typo keys and recreates
+the triggers.
 
 Crash safety: while the triggers are gone, meta `fts_suspended` holds the owner
 (pid + token), the first symbol id it may insert, and the triggers' own SQL.
@@ -25,6 +26,7 @@ import json
 import os
 import sqlite3
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rq_engine.store import derived
@@ -40,6 +42,7 @@ TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 class Suspension:
     token: str
     since_id: int  # rows with id > since_id were inserted without the trigger
+    names_since: int  # names rows with id > names_since may lack their typo keys
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -67,9 +70,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool) -> None:
+def _restore(
+    conn: sqlite3.Connection,
+    state: dict[str, object],
+    *,
+    rebuild: bool,
+    finish: Callable[[sqlite3.Connection], None] | None = None,
+) -> None:
     """Fill the FTS table (or rebuild it, and reconcile the derived names with the
-    symbols) and recreate the triggers. Caller holds the write transaction."""
+    symbols), complete the typo keys and recreate the triggers. Caller holds the
+    write transaction. `finish` is the owner's normal end (it writes the pass's
+    typo keys); without it they are queued for the next drain."""
     if rebuild:
         conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
         derived.reconcile(conn)
@@ -78,6 +89,10 @@ def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: boo
             "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?",
             (int(str(state["since_id"])),),
         )
+    if finish is not None and not rebuild:
+        finish(conn)
+    elif "names_since" in state:  # (a marker from before m005 left the names triggers on)
+        derived.queue_typo_keys(conn, int(str(state["names_since"])))
     have = _triggers(conn)
     saved = state.get("triggers")
     for name, sql in (saved if isinstance(saved, dict) else {}).items():
@@ -115,11 +130,13 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
             return None  # our writes will note_write() themselves into a rebuild
         trig = _triggers(conn)
         since = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
+        names_since = int(conn.execute("SELECT coalesce(max(id), 0) FROM names").fetchone()[0])
         token = uuid.uuid4().hex
         state = {
             "pid": os.getpid(),
             "token": token,
             "since_id": since,
+            "names_since": names_since,
             "triggers": trig,
         }
         conn.execute(
@@ -128,7 +145,7 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
         for name in trig:
             conn.execute(f'DROP TRIGGER "{name}"')
     _live_tokens.add(token)
-    return Suspension(token, since)
+    return Suspension(token, since, names_since)
 
 
 def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
@@ -142,9 +159,14 @@ def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,))
 
 
-def resume(conn: sqlite3.Connection, own: Suspension) -> None:
-    """End a cold pass: index its rows into FTS (or rebuild and reconcile if needed)
-    and restore the triggers."""
+def resume(
+    conn: sqlite3.Connection,
+    own: Suspension,
+    finish: Callable[[sqlite3.Connection], None] | None = None,
+) -> None:
+    """End a cold pass: index its rows into FTS (or rebuild and reconcile if needed),
+    complete the derived tables (`finish`: the pass ran to its end) and restore
+    the triggers."""
     _live_tokens.discard(own.token)
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)
@@ -158,4 +180,4 @@ def resume(conn: sqlite3.Connection, own: Suspension) -> None:
                 "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,)
             )
             return
-        _restore(conn, state, rebuild=_meta(conn, NEEDS_REBUILD_KEY) is not None)
+        _restore(conn, state, rebuild=_meta(conn, NEEDS_REBUILD_KEY) is not None, finish=finish)

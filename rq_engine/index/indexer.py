@@ -274,6 +274,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     stats.cold = suspension is not None
     cold = derived.ColdNames(repo_id) if suspension is not None else None
     stopped = False
+    finished = False
     results = parse_all(
         root, jobs, limit, req.workers, stop_poll=BATCH_SECONDS, keys=cold is not None
     )
@@ -302,10 +303,13 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
         if pending:
             _write_batch(conn, repo_id, pending, states, stats, suspension, cold)
             tick("parse", done, len(jobs))
+        finished = True
     finally:
         results.close()  # terminates the pool now, not at garbage collection
         if suspension is not None:
-            fts.resume(conn, suspension)
+            # Interrupted (Ctrl-C, an error), the committed names' typo keys are
+            # only queued: deriving them costs time the user declined to wait.
+            fts.resume(conn, suspension, cold.finish if finished and cold else None)
 
     # --- finish: derived tables, coverage, counts
     tick("finish", len(jobs), len(jobs))

@@ -73,7 +73,7 @@ conn = connect()
 sus = fts.suspend(conn)
 assert sus is not None
 indexer.fts.suspend = lambda c: None           # keep ours; run a normal pass under it
-indexer.fts.resume = lambda c, s: None          # ...and never restore: the crash
+indexer.fts.resume = lambda *a: None           # ...and never restore: the crash
 indexer.index_under(conn, Path({str(repo.root)!r}), workers=1)
 os._exit(9)
 """
