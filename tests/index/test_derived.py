@@ -68,6 +68,19 @@ def _recomputed(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
     )
 
 
+def derived_whole(conn: sqlite3.Connection) -> None:
+    """names holds exactly each repository's distinct symbol names, keyed right; name_dels
+    exactly their typo keys; nothing is left queued."""
+    from rq_engine.search.keys import name_keys
+
+    names, dels = derived_rows(conn)
+    want = sorted(conn.execute("SELECT DISTINCT repository_id, name FROM symbols"))
+    assert [(n[0], n[1]) for n in names] == want
+    assert all(tuple(n[2:]) == name_keys(str(n[1])) for n in names)
+    assert dels == _recomputed(conn)
+    assert _pending(conn) == (0, 0)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_cold_pass_writes_what_the_drain_would(
     make_repo: Callable[..., Repo],
@@ -91,7 +104,7 @@ def test_a_cold_pass_writes_what_the_drain_would(
     assert (names, dels) == derived_rows(warm)
     assert dels == _recomputed(cold)
     assert {"HTTPServer7Handler", "Ünïcode", "ab"} <= {n[1] for n in names}
-    assert _pending(cold) == (0, 0)
+    derived_whole(cold)
     fts_ok(cold)
     # and an incremental pass on top of a cold one keeps them in step
     repo.write("pkg/m00.py", "def brand_new_name():\n    pass\n")
@@ -123,7 +136,7 @@ def test_drop_leaves_no_derived_rows(
     assert orphans == 0
     # re-indexing reuses the freed ids: no stale key may point at a new name
     index_under(db, gone.root, workers=2)
-    assert derived_rows(db)[1] == _recomputed(db)
+    derived_whole(db)
 
 
 def test_m005_removes_orphans_left_by_an_old_drop(tmp_path: Path) -> None:
@@ -174,3 +187,27 @@ def test_a_worker_that_dies_fails_its_files_and_the_pass_ends(
     assert "boom.py" not in indexed
     # only the dead worker's chunk is lost; every other file is in
     assert len(indexed) + s.files_failed == 61 and s.files_failed <= pool.MAX_CHUNK
+
+
+def test_a_write_under_someone_elses_suspension_is_reconciled(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rq_engine.index import fts
+
+    first = make_repo({"a.py": "def first_name():\n    pass\n"}, name="first")
+    index_under(db, first.root, workers=1)
+    # a cold pass elsewhere holds the triggers off…
+    sus = fts.suspend(db)
+    assert sus is not None
+    # …while this process edits one repository and indexes another through no triggers
+    first.write("a.py", "def second_name():\n    pass\n")
+    index_under(db, first.root, workers=1)
+    other = make_repo({"b.py": "def other_name():\n    pass\n"}, name="other")
+    index_under(db, other.root, workers=1)
+    names = {r[1] for r in derived_rows(db)[0]}
+    assert "first_name" in names and "second_name" not in names  # not yet reconciled
+    fts.resume(db, sus)  # the owner finds `fts_needs_rebuild`: rebuild and reconcile
+    derived.drain(db)
+    derived_whole(db)
+    assert {r[1] for r in derived_rows(db)[0]} == {"second_name", "other_name"}
+    fts_ok(db)
