@@ -29,6 +29,10 @@ DRAIN_CHUNK = 20000
 # Typo keys are derived for at most this many names a transaction (~20 key rows
 # each, held in memory and sorted before the insert).
 TYPO_CHUNK = 100000
+# A cold pass inserts its typo keys in chunks of at least this many rows (Django
+# has 560k): 4 key-ordered chunks cost the same CPU as one (smaller sorts offset
+# the inserts into a bigger tree), and all but the last overlap parsing.
+TYPO_FLUSH_ROWS = 150_000
 # Typo key rows travel as one JSON object per statement, {"name_id": [key, …]},
 # expanded by json_each and inserted in key order: ~0.4 s CPU for Django's 560k
 # rows, where an executemany of (repository_id, key, name_id) tuples cost ~0.9 s
@@ -179,10 +183,12 @@ class ColdNames:
     `learn` takes the keys the pool workers computed (keys.name_record, sent
     with the file that first used each name); `write`, inside a batch's
     transaction, inserts the batch's new names, so prefix search reads them as
-    soon as the batch commits; `finish`, inside the transaction that ends the
-    pass, inserts every typo key of the pass in one key-ordered statement. Per
-    batch, those random inserts dirtied most of the `name_dels` B-tree in every
-    commit: ~0.5 s more CPU on Django, most of it rewriting pages into the WAL.
+    soon as the batch commits. Typo keys wait until TYPO_FLUSH_ROWS of them
+    accumulate and go in with that batch as one key-ordered statement; `finish`,
+    inside the transaction that ends the pass, inserts the rest. Per batch,
+    those random inserts dirtied most of the `name_dels` B-tree in every commit
+    (~0.5 s more CPU on Django, most of it rewriting pages into the WAL); all at
+    the end, they were ~0.55 s of serial work after parsing, with a core idle.
     (A warming search accepts only exact and prefix matches: it never reads
     typo keys before the pass ends.) A name no worker keyed (an in-process
     pass) is keyed here.
@@ -193,6 +199,7 @@ class ColdNames:
         self._records: dict[str, NameRecord] = {}
         self._done: set[str] = set()
         self._dels: list[str] = []  # '"name_id":[key, …]' per name written
+        self._rows = 0  # typo key rows in _dels
 
     def learn(self, records: Iterable[NameRecord]) -> None:
         self._records.update((r[0], r) for r in records)
@@ -208,12 +215,14 @@ class ColdNames:
         base = int(conn.execute("SELECT coalesce(max(id), 0) FROM names").fetchone()[0]) + 1
         rows = []
         dels = []
+        rows_n = 0
         records = self._records
         for nid, name in enumerate(new, base):
             rec = records.pop(name, None) or name_record(name)
             rows.append((nid, repo, name, rec[1], rec[2], rec[3]))
             if len(rec[4]) > 2:
                 dels.append(f'"{nid}":{rec[4]}')
+                rows_n += rec[4].count(",") + 1
         cur = conn.executemany(
             "INSERT OR IGNORE INTO names(id, repository_id, name, fold, skel, ini)"
             " VALUES (?, ?, ?, ?, ?, ?)",
@@ -221,6 +230,9 @@ class ColdNames:
         )
         if cur.rowcount == len(rows):
             self._dels += dels
+            self._rows += rows_n
+            if self._rows >= TYPO_FLUSH_ROWS:
+                self.finish(conn)
         else:
             # Some names were already there (a concurrent writer's, under their
             # own ids): queue this batch's typo keys for the drain instead.
@@ -231,9 +243,11 @@ class ColdNames:
             )
 
     def finish(self, conn: sqlite3.Connection) -> None:
-        """Insert the typo keys of every name written (the caller's transaction)."""
+        """Insert the typo keys of the names written since the last chunk (the caller's
+        transaction)."""
         insert_typo_json(conn, self.repository_id, "{" + ",".join(self._dels) + "}")
         self._dels = []
+        self._rows = 0
 
 
 def queue_typo_keys(conn: sqlite3.Connection, names_since: int) -> None:

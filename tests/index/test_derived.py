@@ -96,6 +96,7 @@ def test_a_cold_pass_writes_what_the_drain_would(
     assert not s.cold
     # the cold path: triggers suspended, names written from the workers' keys
     monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10)
+    monkeypatch.setattr(derived, "TYPO_FLUSH_ROWS", 500)  # several chunks mid-pass
     cold = connect(isolated_home / "cold.db")
     s = index_under(cold, repo.root, workers=workers)
     assert s.cold and s.complete
