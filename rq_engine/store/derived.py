@@ -21,7 +21,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from rq_engine.search.keys import MIN_TYPO_LEN, NameRecord, name_keys, name_record, typo_keys
+from rq_engine.search.keys import (
+    MIN_TYPO_LEN,
+    NameRecord,
+    name_keys,
+    name_record,
+    typo_keys,
+    typo_keys_json,
+)
 
 # One drain transaction handles at most this many queued names, so a cold pass
 # of a huge repository does not hold the write lock for seconds at once.
@@ -158,8 +165,8 @@ def _typo_chunk(conn: sqlite3.Connection) -> int:
         by_repo: dict[int, list[str]] = {}
         for nid, repo, folded in todo:
             if repo is not None and len(folded) >= MIN_TYPO_LEN:
-                keys = ",".join(map(str, typo_keys(folded)))
-                by_repo.setdefault(int(repo), []).append(f'"{nid}":[{keys}]')
+                keys = typo_keys_json(folded)
+                by_repo.setdefault(int(repo), []).append(f'"{nid}":{keys}')
         for repo, parts in by_repo.items():
             insert_typo_json(conn, repo, "{" + ",".join(parts) + "}")
         if todo:

@@ -7,7 +7,14 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rq_engine.search.keys import deletions, name_keys, name_record, query_typo_keys, typo_keys
+from rq_engine.search.keys import (
+    deletions,
+    name_keys,
+    name_record,
+    query_typo_keys,
+    typo_keys,
+    typo_keys_json,
+)
 
 
 def _reference(text: str, depth: int) -> set[str]:
@@ -72,3 +79,11 @@ def test_a_name_record_carries_every_key() -> None:
     assert (name, folded, skel, ini) == ("HTTPServerError", "httpservererror", "httpsrvrrrr", "hse")
     assert set(json.loads(dels)) == typo_keys(folded)
     assert name_record("ab")[4] == "[]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(folded=st.text(alphabet="aabbc019$", max_size=50) | st.text(max_size=12))
+def test_typo_keys_json_holds_the_same_keys(folded: str) -> None:
+    import json
+
+    assert set(json.loads(typo_keys_json(folded))) == typo_keys(folded)
