@@ -1,7 +1,7 @@
 """The incremental indexer: one core (`run_index`), two entry points, batched writes.
 
 `run_index` is the seed's single core: collect candidates serially (walk + stat),
-parse the changed/new ones (a fork pool, or in-process for a handful), write
+parse the changed/new ones (forked workers, or in-process for a handful), write
 each batch of results in one transaction. Its parameters are what differ
 between callers: explicit `rq --index` (`index_under`, unbounded) today, and the
 warming modes next — opportunistic/time-boxed (`deadline`), block-until-answered
@@ -36,8 +36,10 @@ from rq_engine.store import derived, writes
 BATCH_SECONDS = 0.050
 # …or after this many files, whichever comes first (bounds one transaction's size).
 BATCH_FILES = 256
-# A repo with no rows and at least this many files to parse is "cold": the FTS
-# triggers are suspended. Below it, the schema churn isn't worth the ~ms saved.
+# A repo with no rows and at least this many files to parse is "cold": the per-row
+# FTS and names-queue triggers are suspended and the pass writes those tables
+# itself (index/fts.py, store.derived.ColdNames). Below it, the schema churn
+# isn't worth the ~ms saved.
 COLD_MIN_FILES = 200
 # How many failure reasons a pass keeps for the report.
 MAX_ERRORS = 20
@@ -85,7 +87,7 @@ class IndexStats:
     files_total: int = 0  # file rows of the repository after the pass
     cancelled: bool = False  # stopped by the cancel token
     timed_out: bool = False  # stopped by the deadline
-    cold: bool = False  # the FTS triggers were suspended for this pass
+    cold: bool = False  # per-row triggers suspended; derived tables written directly
     walked_via: str = ""  # "git" | "native"
     errors: list[str] = field(default_factory=list)  # "path: reason", at most MAX_ERRORS
 
