@@ -91,7 +91,7 @@ def _restore(
         )
     if finish is not None and not rebuild:
         finish(conn)
-    elif "names_since" in state:  # (a marker from before m005 left the names triggers on)
+    elif "names_since" in state:  # (absent from a marker written before m005)
         derived.queue_typo_keys(conn, int(str(state["names_since"])))
     have = _triggers(conn)
     saved = state.get("triggers")
@@ -170,14 +170,16 @@ def resume(
     _live_tokens.discard(own.token)
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)
-        if raw is None:
-            return  # repaired by someone who thought we were dead: already whole
-        state = json.loads(raw)
+        state = json.loads(raw) if raw is not None else {}
         if state.get("token") != own.token:
-            # Someone repaired ours and suspended again after: our later rows went
-            # in without triggers, so their owner must rebuild.
-            conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,)
-            )
+            # Repaired by someone who thought we were dead: FTS is whole, but the
+            # typo keys of names we wrote after the repair were still in memory.
+            derived.queue_typo_keys(conn, own.names_since)
+            if raw is not None:
+                # …and suspended again since: our later rows went in without
+                # triggers, so that suspension's owner must rebuild.
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,)
+                )
             return
         _restore(conn, state, rebuild=_meta(conn, NEEDS_REBUILD_KEY) is not None, finish=finish)

@@ -212,3 +212,37 @@ def test_a_write_under_someone_elses_suspension_is_reconciled(
     derived_whole(db)
     assert {r[1] for r in derived_rows(db)[0]} == {"second_name", "other_name"}
     fts_ok(db)
+
+
+def test_a_pass_repaired_under_it_still_gets_its_typo_keys(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    """Someone took the cold pass for dead and repaired it: names the pass wrote after
+    the repair must still get their typo keys (they were only in its memory)."""
+    import json
+
+    from rq_engine.index import fts
+    from rq_engine.store.writes import transaction
+
+    repo = make_repo({"a.py": "def early_name():\n    pass\n"})
+    index_under(db, repo.root, workers=1)
+    rid = int(db.execute("SELECT id FROM repositories").fetchone()[0])
+    sus = fts.suspend(db)
+    assert sus is not None
+    cold = derived.ColdNames(rid)
+    with transaction(db):  # what a repair by another process does
+        raw = db.execute("SELECT value FROM meta WHERE key = 'fts_suspended'").fetchone()[0]
+        fts._restore(db, json.loads(raw), rebuild=True)
+    derived.drain(db)
+    with transaction(db):  # the pass goes on: a batch with a new name
+        fid = db.execute("SELECT id FROM files").fetchone()[0]
+        db.execute(
+            "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
+            " VALUES (?, ?, 'late_name', 'late_name', 'function', 'python', 9)",
+            (rid, fid),
+        )
+        cold.write(db, ["late_name"])
+    fts.resume(db, sus, cold.finish)
+    derived.drain(db)
+    derived_whole(db)
+    fts_ok(db)
