@@ -163,8 +163,10 @@ def sampled_queries(g, n: int, seed: int) -> list[str]:  # type: ignore[no-untyp
     out = []
     while len(out) < n:
         node = rng.choice(syms)
-        words = [t for t in lexical.analyze_text(node.qualified) if len(t) > 2]
-        words += [t for t in lexical.analyze_field("path", node.path)[-2:] if len(t) > 2]
+        # words as a user types them: the parts of the name, container and path
+        # (not the analyzer's joined compounds)
+        words = [p for p in lexical.compact_parts(node.qualified) if len(p) > 2]
+        words += [p for p in lexical.compact_parts(lexical.path_text(node.path))[-2:] if len(p) > 2]
         words = list(dict.fromkeys(words))
         if len(words) < 2:
             continue

@@ -236,7 +236,15 @@ class Bm25Index:
         mask: dict[str, int] = {}
         truncated = False
         qw = query_weights(q, prof.joined_weight)
-        for t in terms:
+        weight_of = UnitWeights([self.idf(u) for u in q.units])
+        total_idf = weight_of.total
+        need = prof.min_coverage * total_idf - 1e-9
+        # Units still reachable from term k on (this term and every commoner one):
+        # a document first met at term k can cover at most these.
+        reach = [0] * (len(terms) + 1)
+        for k in range(len(terms) - 1, -1, -1):
+            reach[k] = reach[k + 1] | q.cover[terms[k]]
+        for k, t in enumerate(terms):
             pids = self.postings[t][0]
             sat = self.saturated(t)
             w = self.idf(t) * qw[t]
@@ -251,7 +259,11 @@ class Bm25Index:
             # ones; everything already admitted is still re-scored.
             room = prof.ceiling - len(acc)
             admit = exact | {self.best(t)}
-            if room > 0:
+            if weight_of(reach[k]) < need:
+                # No document first met here can be accepted on its own words, so
+                # refusing them cuts nothing: re-score, admit only the protected.
+                pass
+            elif room > 0:
                 for i in self.impact_order(t):
                     if i not in acc and i not in admit:
                         if room == 0:
@@ -265,9 +277,6 @@ class Bm25Index:
                 if i in acc or i in admit:
                     acc[i] = acc.get(i, 0.0) + w * s
                     mask[i] = mask.get(i, 0) | m
-        weight_of = UnitWeights([self.idf(u) for u in q.units])
-        total_idf = weight_of.total
-        need = prof.min_coverage * total_idf - 1e-9
         adjusted = adjust(
             graph, QueryShape(q), prof.rerank(), acc, mask, weight_of, need, self.derived, explain
         )

@@ -184,6 +184,11 @@ def analyze_text(text: str) -> list[str]:
     return out
 
 
+def compact_parts(text: str) -> list[str]:
+    """The parts of a text in order, compounds left out: `QuerySet.get` -> query, set, get."""
+    return [p for ident in _identifiers(normalize(text)) for p in word_terms(ident)[0]]
+
+
 def compact(text: str) -> str:
     """All parts of a text joined, compounds left out: `ReadAll`, `read_all`, `read all` -> `readall`."""
     return "".join(p for ident in _identifiers(normalize(text)) for p in word_terms(ident)[0])

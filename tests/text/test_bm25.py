@@ -308,3 +308,17 @@ def test_exact_spelling_breaks_ties_towards_the_name_as_typed() -> None:
         ]
     )
     assert _top(g, "subprocess popen communicate")[0] == "subprocess.py:Popen.communicate"
+
+
+def test_a_cut_that_loses_no_acceptable_answer_is_not_truncation() -> None:
+    """Past the ceiling, documents met only through a common kind word cannot reach
+    the coverage threshold: refusing them is no truncation."""
+    spec = [(f"m{i % 20}.py", "function", f"thing{i}", None) for i in range(200)]
+    spec.append(("rare.py", "function", "zebra_handler", None))
+    g = g_of(spec)
+    idx = Bm25Index(g.documents(), Bm25Profile(ceiling=50))
+    r = idx.search(g, TextQuery.parse("function zebra handler"))
+    assert r.truncated is False
+    assert [x.id for x in r.results] == [stable_id(R, "rare.py", "function", "zebra_handler")]
+    loose = Bm25Index(g.documents(), Bm25Profile(ceiling=50, min_coverage=0.0))
+    assert loose.search(g, TextQuery.parse("function zebra handler")).truncated is True

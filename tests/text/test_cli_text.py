@@ -323,7 +323,15 @@ def test_all_repos_ranks_every_indexed_repository(
     assert rq("--index", ".", cwd=other.root).code == 0
     here = rq("--text", "invoice mailer", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
     assert here.code == 1  # scoped to the current repository by default
-    r = rq("--text", "invoice mailer", "--all-repos", "--json", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    r = rq(
+        "--text",
+        "invoice mailer",
+        "--all-repos",
+        "--json",
+        "--ranker",
+        "text-ranker/bm25-v1",
+        cwd=shop.root,
+    )
     assert r.code == 0, r.err
     top = json.loads(r.out)["results"][0]
     assert top["qualified"] == "InvoiceMailer" and top["path"] == "../billing/billing/invoice.py"
