@@ -229,7 +229,19 @@ class Ranking:
         return self._top(scored)
 
     def _top(self, scored: list[tuple[Scored, _Entry]]) -> list[Hit]:
-        scored.sort(key=lambda t: (-t[0].score.total, t[1].row.path, t[1].row.line, t[1].row.id))
+        # Ties break on what the user sees (path, line, then the definition itself),
+        # never on row ids, which depend on the order files were indexed in.
+        scored.sort(
+            key=lambda t: (
+                -t[0].score.total,
+                t[1].row.path,
+                t[1].row.line,
+                t[1].row.name,
+                t[1].row.kind,
+                t[1].row.parent or "",
+                t[1].row.id,
+            )
+        )
         return [self.s.hit(e, sc) for sc, e in scored[: self.limit]]
 
     def _path_layer(self) -> list[Hit]:

@@ -66,8 +66,10 @@ def test_ranking_is_deterministic_and_independent_of_insertion_order(
     assert isinstance(seed, random.Random)
     shuffled = rows[:]
     seed.shuffle(shuffled)
-    root = tmp_path / f"r{abs(hash((tuple(rows), query))) % 10**9}"
-    root.mkdir()
+    import tempfile
+
+    # tmp_path is shared by every example Hypothesis runs (and replays while shrinking)
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
     results = []
     for i, order in enumerate((rows, shuffled)):
         conn = _store(root / f"i{i}.db", root, order)
