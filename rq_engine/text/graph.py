@@ -379,6 +379,10 @@ def dump(graph: Graph, path: Path) -> None:
     except OSError as e:
         raise RqError(f"cannot write {path}: {e.strerror or e}", ExitCode.IOERR) from None
     try:
+        # mkstemp makes the file 0600; an exported graph is an ordinary user file
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(body)
             f.flush()

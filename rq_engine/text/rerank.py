@@ -129,7 +129,7 @@ def exact_mask(shape: QueryShape, qualified: str) -> tuple[int, str]:
                 continue
             n = bin(m).count("1")
             if (n >= 2 or m & shape.plain_mask == shape.plain_mask) and n > bin(best).count("1"):
-                best, how = m, "::".join(tail) if k > 1 else tail[0]
+                best, how = m, (f"qualified name {qualified!r}" if k > 1 else "name")
     return best, how
 
 
@@ -205,7 +205,7 @@ def adjust(
                 add += bonus
                 if explain:
                     words = " ".join(q.units_of(em))
-                    feats.append(Feature("exact", "+", bonus, f"{how!r} spells {words!r}"))
+                    feats.append(Feature("exact", "+", bonus, f"{how} spells {words!r}"))
         factor = 1.0
         src = derived.get(i)
         if src is not None:

@@ -252,3 +252,15 @@ def test_not_json_is_an_error(tmp_path: Path) -> None:
 def test_id_components_are_escaped() -> None:
     assert G.stable_id("r", "a|b.py", "function", "f~1") == "r|a%7Cb.py|function|f%7E1"
     assert G.stable_id("r", "a.py", "function", "f", 3) == "r|a.py|function|f~3"
+
+
+def test_export_respects_the_umask(tmp_path: Path) -> None:
+    import os
+
+    g = build(tmp_path)
+    old = os.umask(0o022)
+    try:
+        G.dump(g, tmp_path / "g.json")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "g.json").stat().st_mode & 0o777 == 0o644
