@@ -35,6 +35,20 @@ def expected(path: Path) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
+def line_table(symbols: list[Symbol]) -> list[str]:
+    """One tab-separated row per symbol: line end_line kind visibility parent name."""
+    return [
+        f"{s.line}\t{s.end_line}\t{s.kind.value}\t{s.visibility.value}\t{s.parent or '-'}\t{s.name}"
+        for s in symbols
+    ]
+
+
+def expected_lines(path: Path) -> list[str]:
+    """The rows of a `<fixture>.expected` table, comments and blank lines left out."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
 def check_golden(language: str, fixture: str) -> None:
     path = FIXTURES / language / fixture
     symbols = registry.plugin(language).extract(path.read_bytes())

@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
-from rq_engine.core.model import Symbol
-from rq_engine.lang import registry
 from rq_engine.lang.rust import RustPlugin
 from tests.conftest import corpus
+from tests.lang.golden_tables import (
+    check_never_raises,
+    check_registry_agrees,
+    expected_lines,
+    line_table,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rust"
-
-
-def table(symbols: list[Symbol]) -> list[str]:
-    return [
-        f"{s.line}\t{s.end_line}\t{s.kind.value}\t{s.visibility.value}\t{s.parent or '-'}\t{s.name}"
-        for s in symbols
-    ]
-
-
-def expected(path: Path) -> list[str]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
 def test_golden_sample() -> None:
     src = (FIXTURES / "sample.rs").read_bytes()
     syms = RustPlugin().extract(src)
-    assert table(syms) == expected(FIXTURES / "sample.rs.expected")
+    assert line_table(syms) == expected_lines(FIXTURES / "sample.rs.expected")
     assert {s.language for s in syms} == {"rust"}
 
 
@@ -49,25 +40,12 @@ def test_impl_of_path_and_generic_types_names_the_base_type() -> None:
     assert got == [("m::Wrapper", "get"), ("m::Trait", "t")]
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_never_raises_on_garbage_or_truncated_input(seed: int) -> None:
-    plugin = RustPlugin()
-    src = (FIXTURES / "sample.rs").read_bytes()
-    rng = random.Random(seed)
-    cases = [b"", b"\xff\xfe\x00", bytes(rng.randrange(256) for _ in range(2000)), b"{" * 5000]
-    cases += [src[: rng.randrange(len(src))] for _ in range(20)]
-    cases += [src.replace(b"}", b"", rng.randrange(1, 10))]
-    for case in cases:
-        syms = plugin.extract(case)
-        assert all(1 <= s.line <= s.end_line for s in syms)
+def test_never_raises_on_garbage_or_truncated_input() -> None:
+    check_never_raises(RustPlugin(), FIXTURES / "sample.rs")
 
 
 def test_plugin_agrees_with_registry_data() -> None:
-    p = registry.plugin("rust")
-    assert isinstance(p, RustPlugin)
-    assert p.constructor_name == registry.constructor_names().get("rust")
-    assert p.scope_separator == registry.scope_separators()["rust"]
-    assert registry.language_for_path("src/lib.rs") == "rust"
+    check_registry_agrees(RustPlugin())
 
 
 @pytest.mark.corpus

@@ -2,36 +2,29 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 from rq_engine.core.model import Kind, Symbol
-from rq_engine.lang import _tsrepair, registry
+from rq_engine.lang import _tsrepair
 from rq_engine.lang.grammar import parse
 from rq_engine.lang.typescript import TypeScriptPlugin
 from tests.conftest import corpus
+from tests.lang.golden_tables import (
+    check_never_raises,
+    check_registry_agrees,
+    expected_lines,
+    line_table,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "typescript"
-
-
-def table(symbols: list[Symbol]) -> list[str]:
-    return [
-        f"{s.line}\t{s.end_line}\t{s.kind.value}\t{s.visibility.value}\t{s.parent or '-'}\t{s.name}"
-        for s in symbols
-    ]
-
-
-def expected(path: Path) -> list[str]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
 @pytest.mark.parametrize("fixture", ["sample.ts", "ambient.d.ts"])
 def test_golden(fixture: str) -> None:
     syms = TypeScriptPlugin().extract((FIXTURES / fixture).read_bytes())
-    assert table(syms) == expected(FIXTURES / f"{fixture}.expected")
+    assert line_table(syms) == expected_lines(FIXTURES / f"{fixture}.expected")
     assert {s.language for s in syms} == {"typescript"}
 
 
@@ -47,26 +40,12 @@ def test_same_name_in_another_scope_is_not_an_overload() -> None:
     assert got == [(None, "f", 1), (None, "N", 2), ("N", "f", 2)]
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_never_raises_on_garbage_or_truncated_input(seed: int) -> None:
-    plugin = TypeScriptPlugin()
-    src = (FIXTURES / "sample.ts").read_bytes()
-    rng = random.Random(seed)
-    cases = [b"", b"\xff\xfe\x00", bytes(rng.randrange(256) for _ in range(2000)), b"(" * 5000]
-    cases += [src[: rng.randrange(len(src))] for _ in range(20)]
-    cases += [src.replace(b"}", b"", rng.randrange(1, 10)), b"class { constructor( {"]
-    for case in cases:
-        syms = plugin.extract(case)
-        assert all(1 <= s.line <= s.end_line for s in syms)
+def test_never_raises_on_garbage_or_truncated_input() -> None:
+    check_never_raises(TypeScriptPlugin(), FIXTURES / "sample.ts")
 
 
 def test_plugin_agrees_with_registry_data() -> None:
-    p = registry.plugin("typescript")
-    assert isinstance(p, TypeScriptPlugin)
-    assert p.constructor_name == registry.constructor_names()["typescript"] == "constructor"
-    assert p.scope_separator == registry.scope_separators()["typescript"]
-    for path in ("a.ts", "a.mts", "a.cts", "a.d.ts"):
-        assert registry.language_for_path(path) == "typescript"
+    check_registry_agrees(TypeScriptPlugin())
 
 
 def _find(syms: list[Symbol], name: str, line: int) -> Symbol:
