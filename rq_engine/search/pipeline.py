@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rq_engine.core.identity import checkout_for, find_git_root
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
     WEIGHTS,
@@ -43,6 +42,7 @@ from rq_engine.search.rank import (
 )
 from rq_engine.search.retrieval import Row
 from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
+from rq_engine.store.repos import locate
 
 # Caps on what one query decodes and scores in Python (~5 µs a row scored).
 FUZZY_NAMES = 400  # names from the first-letter scan
@@ -68,22 +68,7 @@ class Searcher:
         self.cwd = Path(os.path.abspath(cwd))
         self.all_repos = all_repos
         rt.register(conn)
-        # Identity is cached by checkout root (seed): a known root answers from the
-        # checkouts table; only an unknown one reads .git/config for its identity.
-        git_root = find_git_root(self.cwd)
-        self.root = git_root if git_root is not None else self.cwd.resolve()
-        row = conn.execute(
-            "SELECT c.repository_id, r.identity FROM checkouts c"
-            " JOIN repositories r ON r.id = c.repository_id WHERE c.root_path = ?",
-            (str(self.root),),
-        ).fetchone()
-        if row is None:
-            co = checkout_for(self.cwd)
-            row = conn.execute(
-                "SELECT id, identity FROM repositories WHERE identity = ?", (co.identity,)
-            ).fetchone()
-        self.repo_id: int | None = int(row[0]) if row else None
-        self.repository: str | None = str(row[1]) if row else None
+        self.root, self.repo_id, self.repository = locate(conn, self.cwd)
         self.state = "never"
         if self.repo_id is not None:
             st = conn.execute(

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rq_engine.core.errors import ExitCode, RqError
-from rq_engine.core.identity import checkout_for
 from rq_engine.lang import registry
+from rq_engine.store.repos import locate
 from rq_engine.text.graph import FILE_KIND, Edge, Graph, Node, escape_component, file_id
 
 
@@ -128,19 +128,10 @@ def realize(conn: sqlite3.Connection, repository: str) -> Graph:
 
 def repository_of(conn: sqlite3.Connection, cwd: Path) -> str:
     """The indexed repository of a working directory (its checkout's identity)."""
-    co = checkout_for(cwd)
-    row = conn.execute(
-        "SELECT r.identity FROM checkouts c JOIN repositories r ON r.id = c.repository_id"
-        " WHERE c.root_path = ?",
-        (str(co.root),),
-    ).fetchone()
-    if row is None:
-        row = conn.execute(
-            "SELECT identity FROM repositories WHERE identity = ?", (co.identity,)
-        ).fetchone()
-    if row is None:
-        raise RqError(f"{co.root} is not indexed (run rq --index)", ExitCode.IOERR)
-    return str(row[0])
+    root, _, identity = locate(conn, cwd)
+    if identity is None:
+        raise RqError(f"{root} is not indexed (run rq --index)", ExitCode.IOERR)
+    return identity
 
 
 def all_repositories(conn: sqlite3.Connection) -> list[str]:

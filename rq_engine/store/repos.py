@@ -1,0 +1,33 @@
+"""Which indexed repository a working directory belongs to (read side, stdlib only).
+
+Identity is cached by checkout root (seed): a known root answers from the
+checkouts table; only an unknown one reads .git/config for its identity, so a
+hit on an indexed checkout costs one indexed SELECT and no config parse.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from rq_engine.core.identity import checkout_for, find_git_root
+
+
+def locate(conn: sqlite3.Connection, cwd: Path) -> tuple[Path, int | None, str | None]:
+    """(checkout root, repository id, repository identity); id and identity are None
+    when the directory's repository is not indexed."""
+    git_root = find_git_root(cwd)
+    root = git_root if git_root is not None else cwd.resolve()
+    row = conn.execute(
+        "SELECT c.repository_id, r.identity FROM checkouts c"
+        " JOIN repositories r ON r.id = c.repository_id WHERE c.root_path = ?",
+        (str(root),),
+    ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT id, identity FROM repositories WHERE identity = ?",
+            (checkout_for(cwd).identity,),
+        ).fetchone()
+    if row is None:
+        return root, None, None
+    return root, int(row[0]), str(row[1])
