@@ -3,7 +3,7 @@
 
 There is no C plugin, so the store is synthetic-but-real: `ctags -R` output of
 large trees (Linux, rustc) inserted as symbol rows into a scratch index built
-with rq's own schema and migrations; the derived `names`/`name_dels` tables are
+with rq's own schema and migrations; the derived `names` table is
 filled by the same `store.derived.drain` the indexer calls. Then, for queries
 made from real names (prefix, camel/underscore abbreviation, dropped vowels, a
 swap of neighbouring letters), it reports:
@@ -149,10 +149,9 @@ def build(db: Path, tag_files: list[str]) -> None:
     t3 = time.perf_counter()
     conn.execute("ANALYZE")
     names = conn.execute("SELECT count(*) FROM names").fetchone()[0]
-    dels = conn.execute("SELECT count(*) FROM name_dels").fetchone()[0]
     print(
-        f"built {db}: {n_sym} symbols, {names} distinct names, {dels} typo keys;"
-        f" rows {t1 - t0:.0f}s, fts {t2 - t1:.0f}s, derived names+keys {t3 - t2:.0f}s,"
+        f"built {db}: {n_sym} symbols, {names} distinct names;"
+        f" rows {t1 - t0:.0f}s, fts {t2 - t1:.0f}s, derived names {t3 - t2:.0f}s,"
         f" {db.stat().st_size / 1e6:.0f} MB"
     )
     conn.close()

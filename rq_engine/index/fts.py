@@ -5,8 +5,7 @@ index, and the `names_pending` queue the derived tables drain) roughly double
 its write cost. So a cold pass drops the three `symbols_fts_*` and three
 `names_pending_*` triggers, inserts (each batch writing its new names
 directly: store.derived.ColdNames), then in one transaction fills the FTS
-table once for the rows it added, inserts the pass's typo keys and recreates
-the triggers.
+table once for the rows it added and recreates the triggers.
 
 Crash safety: while the triggers are gone, meta `fts_suspended` holds the owner
 (pid + token), the first symbol id it may insert, and the triggers' own SQL.
@@ -26,7 +25,6 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rq_engine.store import derived
@@ -42,7 +40,6 @@ TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 class Suspension:
     token: str
     since_id: int  # rows with id > since_id were inserted without the trigger
-    names_since: int  # names rows with id > names_since may lack their typo keys
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -70,17 +67,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _restore(
-    conn: sqlite3.Connection,
-    state: dict[str, object],
-    *,
-    rebuild: bool,
-    finish: Callable[[sqlite3.Connection], None] | None = None,
-) -> None:
+def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool) -> None:
     """Fill the FTS table (or rebuild it, and reconcile the derived names with the
-    symbols), complete the typo keys and recreate the triggers. Caller holds the
-    write transaction. `finish` is the owner's normal end (it writes the pass's
-    typo keys); without it they are queued for the next drain."""
+    symbols) and recreate the triggers. Caller holds the write transaction."""
     if rebuild:
         conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
         derived.reconcile(conn)
@@ -89,10 +78,6 @@ def _restore(
             "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?",
             (int(str(state["since_id"])),),
         )
-    if finish is not None and not rebuild:
-        finish(conn)
-    elif "names_since" in state:  # (absent from a marker written before m005)
-        derived.queue_typo_keys(conn, int(str(state["names_since"])))
     have = _triggers(conn)
     saved = state.get("triggers")
     for name, sql in (saved if isinstance(saved, dict) else {}).items():
@@ -130,22 +115,15 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
             return None  # our writes will note_write() themselves into a rebuild
         trig = _triggers(conn)
         since = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
-        names_since = int(conn.execute("SELECT coalesce(max(id), 0) FROM names").fetchone()[0])
         token = uuid.uuid4().hex
-        state = {
-            "pid": os.getpid(),
-            "token": token,
-            "since_id": since,
-            "names_since": names_since,
-            "triggers": trig,
-        }
+        state = {"pid": os.getpid(), "token": token, "since_id": since, "triggers": trig}
         conn.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?)", (SUSPENDED_KEY, json.dumps(state))
         )
         for name in trig:
             conn.execute(f'DROP TRIGGER "{name}"')
     _live_tokens.add(token)
-    return Suspension(token, since, names_since)
+    return Suspension(token, since)
 
 
 def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
@@ -159,22 +137,15 @@ def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,))
 
 
-def resume(
-    conn: sqlite3.Connection,
-    own: Suspension,
-    finish: Callable[[sqlite3.Connection], None] | None = None,
-) -> None:
-    """End a cold pass: index its rows into FTS (or rebuild and reconcile if needed),
-    complete the derived tables (`finish`: the pass ran to its end) and restore
-    the triggers."""
+def resume(conn: sqlite3.Connection, own: Suspension) -> None:
+    """End a cold pass: index its rows into FTS (or rebuild and reconcile if needed)
+    and restore the triggers. A reconcile's queued names are drained before it returns."""
     _live_tokens.discard(own.token)
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)
         state = json.loads(raw) if raw is not None else {}
         if state.get("token") != own.token:
-            # Repaired by someone who thought we were dead: FTS is whole, but the
-            # typo keys of names we wrote after the repair were still in memory.
-            derived.queue_typo_keys(conn, own.names_since)
+            # Repaired by someone who thought we were dead: FTS and names are whole.
             if raw is not None:
                 # …and suspended again since: our later rows went in without
                 # triggers, so that suspension's owner must rebuild.
@@ -182,4 +153,7 @@ def resume(
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,)
                 )
             return
-        _restore(conn, state, rebuild=_meta(conn, NEEDS_REBUILD_KEY) is not None, finish=finish)
+        rebuild = _meta(conn, NEEDS_REBUILD_KEY) is not None
+        _restore(conn, state, rebuild=rebuild)
+    if rebuild:
+        derived.drain(conn)

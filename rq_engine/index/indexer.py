@@ -276,7 +276,6 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     stats.cold = suspension is not None
     cold = derived.ColdNames(repo_id) if suspension is not None else None
     stopped = False
-    finished = False
     results = parse_all(
         root, jobs, limit, req.workers, stop_poll=BATCH_SECONDS, keys=cold is not None
     )
@@ -305,19 +304,14 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
         if pending:
             _write_batch(conn, repo_id, pending, states, stats, suspension, cold)
             tick("parse", done, len(jobs))
-        finished = True
     finally:
         results.close()  # terminates the pool now, not at garbage collection
         if suspension is not None:
-            # Interrupted (Ctrl-C, an error), the committed names' typo keys are
-            # only queued: deriving them costs time the user declined to wait.
-            fts.resume(conn, suspension, cold.finish if finished and cold else None)
+            fts.resume(conn, suspension)
 
     # --- finish: derived tables, coverage, counts
     tick("finish", len(jobs), len(jobs))
     full_sweep = not subtrees and not stopped
-    if worked or not was_complete:
-        derived.after_pass(conn, repo_id)
     stats.files_total = writes.count_files(conn, repo_id)
     status = "complete" if full_sweep else "warming"
     if not full_sweep and was_complete and not worked:

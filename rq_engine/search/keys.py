@@ -1,7 +1,7 @@
-"""Retrieval keys of a name: folded form, consonant skeleton, initials, typo deletion keys.
+"""Retrieval keys of a name (folded form, consonant skeleton, initials) and a query's typo candidates.
 
-Shared by the writer (store/derived.py fills the `names` and `name_dels` tables,
-and the indexer's pool workers compute them for a cold pass) and the reader
+Shared by the writer (store/derived.py fills the `names` table, and the
+indexer's pool workers compute the keys for a cold pass) and the reader
 (search/retrieval.py computes the same keys for a query), so the two can never
 disagree. Stdlib only; no sqlite3.
 """
@@ -9,15 +9,22 @@ disagree. Stdlib only; no sqlite3.
 from __future__ import annotations
 
 import re
-import zlib
 
 from rq_engine.core.query import fold
 from rq_engine.core.scoring import initials, skeleton
 
-#: names shorter than this get no typo keys (a 1-2 edit typo of a 3-letter name is noise)
+#: queries shorter than this get no typo retry (one edit of a 3-letter name is noise);
+#: scoring.match_typo holds the same bounds
 MIN_TYPO_LEN = 4
-#: longer folded names are keyed on their first MAX_TYPO_LEN letters only
-MAX_TYPO_LEN = 40
+#: queries this long or longer may be two edits off (scoring.match_typo)
+TWO_EDITS_LEN = 10
+#: longer queries get no typo retry (pasted, not typed: ~75 variants a letter)
+MAX_TYPO_LEN = 64
+#: …and longer ones no two-edit variants (~(2n)²/2 of them)
+MAX_TWO_EDIT_LEN = 40
+# Letters a typo may add or substitute: folded names are mostly these; a query's
+# own letters are added (`$`, `?`, non-ASCII).
+_ALPHABET = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 _VOWELS = str.maketrans("", "", "aeiouy")
 # scoring.word_starts for an ASCII name, as one regex the C engine runs: a letter
@@ -28,9 +35,8 @@ _ASCII_STARTS = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z0-9]|(?<=[a-z0-9])[A-Z]|(?<=[A-Z])[A-Z](?=[a-z])|(?<=[A-Za-z])[0-9]"
 )
 
-#: every key of a name, as a pool worker sends it: (name, fold, skeleton, initials,
-#: typo keys as a JSON array — the writer hands them to SQLite's json_each as text)
-NameRecord = tuple[str, str, str, str, str]
+#: every key of a name, as a pool worker sends it: (name, fold, skeleton, initials)
+NameRecord = tuple[str, str, str, str]
 
 
 def name_keys(name: str) -> tuple[str, str, str]:
@@ -44,78 +50,68 @@ def name_keys(name: str) -> tuple[str, str, str]:
 def name_record(name: str) -> NameRecord:
     """Every derived key of a name, computed once (in a pool worker on a cold pass)."""
     f, s, i = name_keys(name)
-    return name, f, s, i, typo_keys_json(f)
+    return name, f, s, i
 
 
-def typo_keys_json(folded: str) -> str:
-    """typo_keys(folded) as a JSON array, the form the writer inserts (~40% cheaper
-    than formatting the set: a run of equal letters gives one deletion, so the
-    run rule dedupes the strings without a set; a crc32 collision between two
-    of them may repeat a number, which the insert ignores)."""
-    f = folded[:MAX_TYPO_LEN]
-    if len(folded) < MIN_TYPO_LEN:
-        return "[]"
-    if not f.isascii():
-        return "[" + ",".join(map(str, typo_keys(folded))) + "]"
-    b = f.encode()
-    crc = zlib.crc32
-    out = [str(crc(b))]
-    prev = -1
-    for i, c in enumerate(b):
-        if c != prev:
-            out.append(str(crc(b[:i] + b[i + 1 :])))
-        prev = c
-    return "[" + ",".join(out) + "]"
+def typo_candidates(query_fold: str) -> set[str]:
+    """The folded names a near miss of the query may have: what the typo layer looks up.
 
+    Mirrors scoring.match_typo, which accepts a name that keeps the query's first
+    letter and is within one edit (queries of 4-9 letters) or two (10 and more),
+    a swap of neighbours counting as one. Generated on the query side and probed
+    against `names.fold` (idx_names_fold), so indexing stores no typo keys at all:
+    the deletion-key table this replaced held ~20 rows a name (560k for Django,
+    79M for Linux) and was ~1.2 s of a 4 s Django cold index (D28).
 
-def _key(text: str) -> int:
-    # crc32 is C-fast and deterministic across processes (hash() is salted);
-    # a collision only adds a candidate the scorer then rejects.
-    return zlib.crc32(text.encode("utf-8"))
-
-
-def deletions(text: str, depth: int) -> set[str]:
-    """`text` and every string made by deleting up to `depth` (at most 2) of its letters.
-
-    Plain slicing: the indexer derives these for every new name (~15 a name), so
-    it is on the cold-pass write path.
+    Every one-edit variant is generated: ~75 a query letter, ~1 ms of probes at
+    Linux scale. Of the two-edit variants, only those where neither edit needs
+    a new letter (deletions, swaps, and a letter moved further): both edits
+    inserting or substituting letters would be ~36² variants a letter pair.
     """
-    out = {text}
-    n = len(text)
-    if depth >= 1 and n > 1:
-        one = [text[:i] + text[i + 1 :] for i in range(n)]
-        out.update(one)
-        if depth >= 2 and n > 2:
-            for i, d in enumerate(one):
-                # deleting a later letter from each one-deletion covers every pair once
-                out.update(d[:j] + d[j + 1 :] for j in range(i, n - 1))
+    q = query_fold
+    n = len(q)
+    if n < MIN_TYPO_LEN or n > MAX_TYPO_LEN:
+        return set()
+    alphabet = _ALPHABET.union(q[1:])
+    out: set[str] = set()
+    # The first letter stays: a near miss keeps it (scoring.match_typo).
+    for i in range(1, n):
+        head, tail = q[:i], q[i + 1 :]
+        out.add(head + tail)  # an extra letter typed
+        if tail:
+            out.add(head + tail[0] + q[i] + tail[1:])  # neighbours swapped
+        out.update(head + c + tail for c in alphabet)  # a wrong letter
+        tail = q[i:]
+        out.update(head + c + tail for c in alphabet)  # a letter left out
+    out.update(q + c for c in alphabet)
+    if n >= TWO_EDITS_LEN and n <= MAX_TWO_EDIT_LEN:
+        out |= _two_cheap_edits(q)
+    out.discard(q)
+    return {v for v in out if len(v) >= MIN_TYPO_LEN - 1}
+
+
+def _two_cheap_edits(q: str) -> set[str]:
+    """Variants two letter-free edits away (after the first letter): two deletions,
+    two swaps, a deletion and a swap, or one letter moved by two or more places."""
+    one: set[str] = set()
+    n = len(q)
+    for i in range(1, n):
+        one.add(q[:i] + q[i + 1 :])
+        if i + 1 < n:
+            one.add(q[:i] + q[i + 1] + q[i] + q[i + 2 :])
+    out = set(one)
+    for v in one:
+        m = len(v)
+        for i in range(1, m):
+            out.add(v[:i] + v[i + 1 :])
+            if i + 1 < m:
+                out.add(v[:i] + v[i + 1] + v[i] + v[i + 2 :])
+    for i in range(1, n):  # q[i] moved to position j
+        rest = q[:i] + q[i + 1 :]
+        for j in range(1, n):
+            if abs(j - i) > 1:
+                out.add(rest[:j] + q[i] + rest[j:])
     return out
 
 
-def typo_keys(folded: str) -> set[int]:
-    """The stored side of the deletion neighbourhood: the name and its one-letter deletions.
-
-    A query's keys are its deletions up to two letters, so a shared key means
-    an insertion, deletion, substitution or swap of neighbours (two edits at
-    most, of which the name side contributes one): SymSpell's scheme with the
-    stored side kept at depth 1 (~len+1 rows a name instead of ~len²/2).
-    """
-    if len(folded) < MIN_TYPO_LEN:
-        return set()
-    f = folded[:MAX_TYPO_LEN]
-    if f.isascii():
-        # one letter is one byte: delete bytes, skip the per-variant encode
-        b = f.encode()
-        crc = zlib.crc32
-        out = {crc(b[:i] + b[i + 1 :]) for i in range(len(b))}
-        out.add(crc(b))
-        return out
-    return {_key(s) for s in deletions(f, 1)}
-
-
-def query_typo_keys(query_fold: str) -> set[int]:
-    if len(query_fold) < 3:
-        return set()
-    f = query_fold[:MAX_TYPO_LEN]
-    depth = 1 if len(f) < 5 else 2
-    return {_key(s) for s in deletions(f, depth) if len(s) >= MIN_TYPO_LEN - 1}
+__all__ = ["NameRecord", "name_keys", "name_record", "typo_candidates"]

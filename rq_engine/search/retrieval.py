@@ -2,7 +2,7 @@
 
 Every read is bounded (LIMIT) and served by an index: `symbols(repository_id,
 name_lower)` for exact names, `names(repository_id, fold|skel|ini)` ranges for
-prefix, skeleton and first-letter scans, `name_dels` for typos, the trigram
+prefix, skeleton and first-letter scans and the typo candidates, the trigram
 FTS for substrings. Retrieval only proposes; the scorer decides. Imports the
 stdlib and rq_engine.core/search only.
 """
@@ -15,7 +15,7 @@ from itertools import combinations as _combinations
 
 from rq_engine.core.record import Record
 from rq_engine.core.scoring import could_match
-from rq_engine.search.keys import query_typo_keys
+from rq_engine.search.keys import typo_candidates
 
 _TOP = "\U0010ffff"
 #: FTS rows a substring lookup reads at most, across every repository
@@ -271,25 +271,23 @@ def names_wildcard(conn: sqlite3.Connection, repo: int, raw: str, limit: int) ->
 
 
 def names_typo(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
-    """Names sharing a deletion key with the query: within ~two edits (the scorer checks)."""
-    keys = sorted(query_typo_keys(folded))
-    if not keys:
+    """Names whose folded form is a near miss of the query (keys.typo_candidates: within
+    the scorer's edit budget), one indexed probe of `names.fold` per candidate."""
+    cands = typo_candidates(folded)
+    if not cands:
         return []
-    out: list[str] = []
-    for i in range(0, len(keys), 400):
-        chunk = keys[i : i + 400]
-        marks = ",".join("?" * len(chunk))
-        out += [
-            r[0]
-            for r in conn.execute(
-                "SELECT DISTINCT n.name FROM name_dels d JOIN names n ON n.id = d.name_id"
-                f" WHERE d.repository_id = ? AND d.key IN ({marks}) LIMIT ?",
-                (repo, *chunk, limit - len(out)),
-            )
-        ]
-        if len(out) >= limit:
-            break
-    return out
+    import json  # only a typo retry needs it: kept off the start-up of every `rq -q`
+
+    # json_each: one bound parameter however many candidates (~500-3,000); the
+    # planner probes idx_names_fold once per value.
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT n.name FROM names n WHERE n.repository_id = ?"
+            " AND n.fold IN (SELECT value FROM json_each(?)) LIMIT ?",
+            (repo, json.dumps(sorted(cands)), limit),
+        )
+    ]
 
 
 def package_split_rows(

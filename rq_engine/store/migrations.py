@@ -265,9 +265,9 @@ STEPS.append(
 # and left that repository's `name_dels` rows behind (28k-560k rows a drop).
 # Worse, a repository or name created later can reuse the freed ids, and the
 # stale keys then propose its names as typo candidates. A trigger now deletes
-# every derived row of a deleted repository, and the deletion neighbourhood is
-# rebuilt once from `names` (4.3 s of CPU for the 9-corpus bench index: 205k
-# names, 3.2M key rows; it runs in the first writer connection after an upgrade).
+# every derived row of a deleted repository. (It also rebuilt the deletion
+# neighbourhood from `names`, ~20 s at Linux scale; m006 drops that table, so
+# the rebuild is skipped: the state after m006 is the same either way.)
 M005_DERIVED_DROP = """
 CREATE TRIGGER IF NOT EXISTS derived_repositories_ad AFTER DELETE ON repositories BEGIN
     DELETE FROM name_dels WHERE repository_id = old.id;
@@ -278,15 +278,32 @@ END;
 
 
 def m005_derived_drop(conn: sqlite3.Connection) -> None:
-    from rq_engine.store import derived  # deferred: derived imports the search keys
-
     for stmt in _statements(M005_DERIVED_DROP):
         conn.execute(stmt)
     conn.execute("DELETE FROM names WHERE repository_id NOT IN (SELECT id FROM repositories)")
     conn.execute(
         "DELETE FROM names_pending WHERE repository_id NOT IN (SELECT id FROM repositories)"
     )
-    derived.rebuild_typo_keys(conn)
 
 
 STEPS.append(("m005_derived_drop", m005_derived_drop))
+
+
+# --- m006: typo candidates come from the query side (D28) -------------------------
+#
+# `name_dels` stored each name's one-letter deletions (~20 rows a name: 560k for
+# Django, 79M for Linux) so a query's deletions could meet them. Deriving and
+# inserting them was ~1.2 s of CPU in a 4 s Django cold index. The search now
+# generates a query's near misses itself (search.keys.typo_candidates, ~1 ms of
+# probes into idx_names_fold at Linux scale), so the table, its queue and the
+# trigger's reference to it go.
+M006_TYPO_BY_FOLD = """
+DROP TRIGGER IF EXISTS derived_repositories_ad;
+CREATE TRIGGER derived_repositories_ad AFTER DELETE ON repositories BEGIN
+    DELETE FROM names_pending WHERE repository_id = old.id;
+    DELETE FROM names WHERE repository_id = old.id;
+END;
+DROP TABLE IF EXISTS name_dels_pending;
+DROP TABLE IF EXISTS name_dels;
+"""
+STEPS.append(("m006_typo_by_fold", M006_TYPO_BY_FOLD))

@@ -1,10 +1,10 @@
 """Derived name tables: a cold pass writes what the trigger-and-drain path would; drop leaves none.
 
-The search layer reads `names` (fold/skeleton/initials) and `name_dels` (typo
-deletion keys). A cold pass writes them directly from keys its pool workers
-computed; every other pass goes through the `names_pending` triggers and the
-drain. Both must produce the same rows, and a dropped repository must take
-all of its rows with it (m005).
+The search layer reads `names` (fold/skeleton/initials; typo candidates are
+probed against the fold). A cold pass writes them directly from keys its pool
+workers computed; every other pass goes through the `names_pending` triggers
+and the drain. Both must produce the same rows, and a dropped repository must
+take all of its rows with it (m005).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tests.conftest import Repo
 from tests.index.conftest import dump, fts_ok, truth
 
 # Names that exercise every key: camel humps, acronyms, digits, joiners, repeated
-# letters (duplicate deletion keys), short names (no typo keys), a non-ASCII name.
+# letters, short names, a non-ASCII name.
 FILES = {
     f"pkg/m{i:02}.py": (
         f"class HTTPServer{i}Handler:\n    def get_user_by_id(self):\n        pass\n\n"
@@ -38,47 +38,21 @@ FILES = {
 }
 
 
-def derived_rows(
-    conn: sqlite3.Connection,
-) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
-    """names and name_dels as search reads them (by name, not by row id)."""
-    names = sorted(conn.execute("SELECT repository_id, name, fold, skel, ini FROM names"))
-    dels = sorted(
-        conn.execute(
-            "SELECT d.repository_id, d.key, n.name FROM name_dels d JOIN names n ON n.id = d.name_id"
-        )
-    )
-    return names, dels
-
-
-def _pending(conn: sqlite3.Connection) -> tuple[int, int]:
-    return conn.execute(
-        "SELECT (SELECT count(*) FROM names_pending), (SELECT count(*) FROM name_dels_pending)"
-    ).fetchone()
-
-
-def _recomputed(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
-    """name_dels as the drain path derives it from the names table."""
-    from rq_engine.search.keys import typo_keys
-
-    return sorted(
-        (rid, k, name)
-        for rid, name, folded in conn.execute("SELECT repository_id, name, fold FROM names")
-        for k in typo_keys(folded)
-    )
+def derived_rows(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
+    """names as search reads them (by name, not by row id)."""
+    return sorted(conn.execute("SELECT repository_id, name, fold, skel, ini FROM names"))
 
 
 def derived_whole(conn: sqlite3.Connection) -> None:
-    """names holds exactly each repository's distinct symbol names, keyed right; name_dels
-    exactly their typo keys; nothing is left queued."""
+    """names holds exactly each repository's distinct symbol names, keyed right, and
+    nothing is left queued."""
     from rq_engine.search.keys import name_keys
 
-    names, dels = derived_rows(conn)
+    names = derived_rows(conn)
     want = sorted(conn.execute("SELECT DISTINCT repository_id, name FROM symbols"))
     assert [(n[0], n[1]) for n in names] == want
     assert all(tuple(n[2:]) == name_keys(str(n[1])) for n in names)
-    assert dels == _recomputed(conn)
-    assert _pending(conn) == (0, 0)
+    assert conn.execute("SELECT count(*) FROM names_pending").fetchone()[0] == 0
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -96,14 +70,12 @@ def test_a_cold_pass_writes_what_the_drain_would(
     assert not s.cold
     # the cold path: triggers suspended, names written from the workers' keys
     monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10)
-    monkeypatch.setattr(derived, "TYPO_FLUSH_ROWS", 500)  # several chunks mid-pass
     cold = connect(isolated_home / "cold.db")
     s = index_under(cold, repo.root, workers=workers)
     assert s.cold and s.complete
     assert dump(cold) == dump(warm) == truth(repo.root)
-    names, dels = derived_rows(cold)
-    assert (names, dels) == derived_rows(warm)
-    assert dels == _recomputed(cold)
+    names = derived_rows(cold)
+    assert names == derived_rows(warm)
     assert {"HTTPServer7Handler", "Ünïcode", "ab"} <= {n[1] for n in names}
     derived_whole(cold)
     fts_ok(cold)
@@ -113,7 +85,7 @@ def test_a_cold_pass_writes_what_the_drain_would(
     index_under(cold, repo.root, workers=workers)
     index_under(warm, repo.root, workers=workers)
     assert derived_rows(cold) == derived_rows(warm)
-    assert derived_rows(cold)[1] == _recomputed(cold)
+    derived_whole(cold)
 
 
 def test_drop_leaves_no_derived_rows(
@@ -125,22 +97,18 @@ def test_drop_leaves_no_derived_rows(
     s = index_under(db, gone.root, workers=2)
     before = derived_rows(db)
     assert drop_repository(db, gone.root) is not None
-    names, dels = derived_rows(db)
-    assert {n[0] for n in names} == {d[0] for d in dels} == {1}
-    assert [n for n in before[0] if n[0] == 1] == names
-    for table in ("name_dels", "names", "names_pending"):
+    names = derived_rows(db)
+    assert {n[0] for n in names} == {1}
+    assert [n for n in before if n[0] == 1] == names
+    for table in ("names", "names_pending"):
         n = db.execute(f"SELECT count(*) FROM {table} WHERE repository_id = ?", (s.repository_id,))
         assert n.fetchone()[0] == 0, table
-    orphans = db.execute(
-        "SELECT count(*) FROM name_dels WHERE name_id NOT IN (SELECT id FROM names)"
-    ).fetchone()[0]
-    assert orphans == 0
-    # re-indexing reuses the freed ids: no stale key may point at a new name
+    # re-indexing reuses the freed ids
     index_under(db, gone.root, workers=2)
     derived_whole(db)
 
 
-def test_m005_removes_orphans_left_by_an_old_drop(tmp_path: Path) -> None:
+def test_m005_m006_remove_orphans_and_the_typo_key_tables(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
     migrations.migrate(conn, migrations.STEPS[:4])  # m001-m004: the released schema
@@ -161,11 +129,17 @@ def test_m005_removes_orphans_left_by_an_old_drop(tmp_path: Path) -> None:
     conn.execute("DELETE FROM files WHERE repository_id = 2")
     conn.execute("DELETE FROM repositories WHERE id = 2")
     derived.drain(conn)
-    assert conn.execute("SELECT count(*) FROM name_dels WHERE repository_id = 2").fetchone()[0]
+    # …which left the dropped repository's typo keys behind (the old drain wrote them)
+    conn.execute("INSERT INTO name_dels(repository_id, key, name_id) VALUES (2, 7, 2)")
     migrations.migrate(conn)
-    assert conn.execute("SELECT count(*) FROM name_dels WHERE repository_id = 2").fetchone()[0] == 0
-    assert derived_rows(conn)[1] == _recomputed(conn)
-    assert {r[1] for r in derived_rows(conn)[0]} == {"ValidationError"}
+    assert {r[1] for r in derived_rows(conn)} == {"ValidationError"}
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert not tables & {"name_dels", "name_dels_pending"}
+    # the trigger m006 rewrote still takes a dropped repository's names
+    conn.execute("DELETE FROM symbols WHERE repository_id = 1")
+    conn.execute("DELETE FROM files WHERE repository_id = 1")
+    conn.execute("DELETE FROM repositories WHERE id = 1")
+    assert conn.execute("SELECT count(*) FROM names").fetchone()[0] == 0
 
 
 def test_a_worker_that_dies_fails_its_files_and_the_pass_ends(
@@ -205,20 +179,21 @@ def test_a_write_under_someone_elses_suspension_is_reconciled(
     index_under(db, first.root, workers=1)
     other = make_repo({"b.py": "def other_name():\n    pass\n"}, name="other")
     index_under(db, other.root, workers=1)
-    names = {r[1] for r in derived_rows(db)[0]}
+    names = {r[1] for r in derived_rows(db)}
     assert "first_name" in names and "second_name" not in names  # not yet reconciled
     fts.resume(db, sus)  # the owner finds `fts_needs_rebuild`: rebuild and reconcile
     derived.drain(db)
     derived_whole(db)
-    assert {r[1] for r in derived_rows(db)[0]} == {"second_name", "other_name"}
+    assert {r[1] for r in derived_rows(db)} == {"second_name", "other_name"}
     fts_ok(db)
 
 
-def test_a_pass_repaired_under_it_still_gets_its_typo_keys(
+def test_a_pass_repaired_under_it_keeps_its_names(
     make_repo: Callable[..., Repo], db: sqlite3.Connection
 ) -> None:
-    """Someone took the cold pass for dead and repaired it: names the pass wrote after
-    the repair must still get their typo keys (they were only in its memory)."""
+    """Someone took the cold pass for dead and repaired it: what the pass writes after
+    the repair (its symbols through the restored triggers, its names directly) must
+    end whole, and its resume must not undo the repair."""
     import json
 
     from rq_engine.index import fts
@@ -242,7 +217,7 @@ def test_a_pass_repaired_under_it_still_gets_its_typo_keys(
             (rid, fid),
         )
         cold.write(db, ["late_name"])
-    fts.resume(db, sus, cold.finish)
+    fts.resume(db, sus)
     derived.drain(db)
     derived_whole(db)
     fts_ok(db)

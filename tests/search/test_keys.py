@@ -1,49 +1,77 @@
-"""Retrieval keys: the deletion neighbourhood and the stored/query key agreement."""
+"""Retrieval keys: a name's fold/skeleton/initials, and a query's typo candidates
+against the scorer's own edit budget (scoring.match_typo)."""
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import product
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rq_engine.search.keys import (
-    deletions,
-    name_keys,
-    name_record,
-    query_typo_keys,
-    typo_keys,
-    typo_keys_json,
-)
+from rq_engine.core.query import fold
+from rq_engine.core.scoring import edit_distance, match_typo
+from rq_engine.search.keys import name_keys, name_record, typo_candidates
 
 
-def _reference(text: str, depth: int) -> set[str]:
-    out = {text}
-    for k in range(1, min(depth, len(text) - 1) + 1):
-        for drop in combinations(range(len(text)), k):
-            out.add("".join(c for i, c in enumerate(text) if i not in drop))
+def _one_edit(q: str, alphabet: str) -> set[str]:
+    """Every string one OSA edit from `q` (by brute force), first letter kept."""
+    out: set[str] = set()
+    for n in range(len(q) - 1, len(q) + 2):
+        for letters in product(alphabet, repeat=n - 1):
+            cand = q[0] + "".join(letters)
+            if cand != q and edit_distance(q, cand, 1) == 1:
+                out.add(cand)
     return out
 
 
-@settings(max_examples=200, deadline=None)
-@given(text=st.text(alphabet="abcde", min_size=1, max_size=9), depth=st.sampled_from([1, 2]))
-def test_deletions_match_the_combinatorial_definition(text: str, depth: int) -> None:
-    assert deletions(text, depth) == _reference(text, depth)
+@settings(max_examples=60, deadline=None)
+@given(q=st.text(alphabet="abc", min_size=4, max_size=6))
+def test_every_one_edit_near_miss_is_a_candidate(q: str) -> None:
+    assert _one_edit(q, "abc") <= typo_candidates(q)
 
 
-def test_one_edit_typos_share_a_key_with_their_name() -> None:
+@settings(max_examples=300, deadline=None)
+@given(q=st.text(alphabet="abcxyz09$", min_size=0, max_size=16))
+def test_every_candidate_is_within_the_scorers_budget(q: str) -> None:
+    allowed = 1 if len(q) < 10 else 2
+    # A swap composed after a deletion can touch a letter twice: two edits, but
+    # three by the scorer's optimal-string-alignment count (the scorer drops it).
+    slack = 0 if allowed == 1 else 1
+    for cand in typo_candidates(q):
+        assert cand[0] == q[0]
+        assert 1 <= edit_distance(q, cand, allowed + slack) <= allowed + slack, (q, cand)
+
+
+def test_the_judged_typos_are_candidates_and_the_scorer_takes_them() -> None:
     for typo, name in [
-        ("httprepsonse", "HttpResponse"),  # swap
-        ("behavioursubject", "BehaviorSubject"),  # insertion
-        ("semphore", "Semaphore"),  # deletion
+        ("HttpRepsonse", "HttpResponse"),  # swap
+        ("BehaviourSubject", "BehaviorSubject"),  # a letter too many
+        ("Semphore", "Semaphore"),  # a letter left out
         ("vaildates", "validates"),  # swap
-        ("joinhanlde", "JoinHandle"),
+        ("ForiegnKey", "ForeignKey"),
+        ("selcet_related", "select_related"),
+        ("combineLastest", "combineLatest"),
+        ("ValidatoinErorr", "ValidationError"),  # two swaps (15 letters)
+        ("ValidationErrror", "ValidationError"),
+        ("Valdationerorr", "ValidationError"),  # a letter left out and a swap
     ]:
-        assert query_typo_keys(typo) & typo_keys(name_keys(name)[0]), (typo, name)
+        if "Valdation" not in typo:
+            assert fold(name) in typo_candidates(fold(typo)), (typo, name)
+        assert match_typo(typo, name) is not None, (typo, name)
 
 
-def test_unrelated_names_share_no_key() -> None:
-    assert not query_typo_keys("semaphore") & typo_keys("listener")
+def test_two_letter_free_edits_are_candidates_for_long_queries() -> None:
+    assert "validationerror" in typo_candidates("vlaidationerrro")  # two swaps
+    assert "validationerror" in typo_candidates("validationxxerror")  # two letters too many
+    assert "validationerror" in typo_candidates("vlidationaerror")  # a letter moved
+    assert "validationerror" not in typo_candidates("vlidationerror"[:9])  # short: one edit
+
+
+def test_short_long_and_unrelated_queries() -> None:
+    assert typo_candidates("sel") == set()  # under four letters: no typo retry
+    assert typo_candidates("x" * 65) == set()  # pasted, not typed
+    assert "listener" not in typo_candidates("semaphore")
+    assert "select" in typo_candidates("sleect") and "elect" not in typo_candidates("sleect")
 
 
 _IDENT = st.text(alphabet="aAbBzZ019_$.-xXyY", min_size=0, max_size=24)
@@ -55,35 +83,15 @@ def test_fast_name_keys_equal_the_scorer_definitions(name: str) -> None:
     """The ASCII fast path (one regex for word starts, fold computed once) must key a
     name exactly as scoring.initials/skeleton and query.fold do: the reader computes
     query keys with those."""
-    from rq_engine.core.query import fold
     from rq_engine.core.scoring import initials, skeleton
 
     assert name_keys(name) == (fold(name), skeleton(name), initials(name))
 
 
-@settings(max_examples=300, deadline=None)
-@given(folded=st.text(alphabet="abcxyz019$", max_size=50) | st.text(max_size=12))
-def test_fast_typo_keys_equal_the_deletion_definition(folded: str) -> None:
-    import zlib
-
-    want: set[int] = set()
-    if len(folded) >= 4:
-        want = {zlib.crc32(s.encode("utf-8")) for s in deletions(folded[:40], 1)}
-    assert typo_keys(folded) == want
-
-
 def test_a_name_record_carries_every_key() -> None:
-    import json
-
-    name, folded, skel, ini, dels = name_record("HTTPServerError")
-    assert (name, folded, skel, ini) == ("HTTPServerError", "httpservererror", "httpsrvrrrr", "hse")
-    assert set(json.loads(dels)) == typo_keys(folded)
-    assert name_record("ab")[4] == "[]"
-
-
-@settings(max_examples=300, deadline=None)
-@given(folded=st.text(alphabet="aabbc019$", max_size=50) | st.text(max_size=12))
-def test_typo_keys_json_holds_the_same_keys(folded: str) -> None:
-    import json
-
-    assert set(json.loads(typo_keys_json(folded))) == typo_keys(folded)
+    assert name_record("HTTPServerError") == (
+        "HTTPServerError",
+        "httpservererror",
+        "httpsrvrrrr",
+        "hse",
+    )
