@@ -1,0 +1,157 @@
+"""Python plugin: the pruned walk emits exactly what a walk of every statement emits.
+
+The plugin skips function bodies that cannot hold a def/class and answers the
+trailing-comment rule per definition (rq_engine/lang/python.py). The reference
+below is the plain walk it replaced: every block and compound statement is
+visited, and every visited node whose last named child is a comment records
+that comment's end.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+
+import pytest
+
+from rq_engine.core.model import Kind, Symbol
+from rq_engine.lang import _common, grammar
+from rq_engine.lang.python import _DESCEND, _FINAL_OR_ALIAS, PythonPlugin, _dunder, visibility
+from tests.conftest import corpus
+from tests.lang.golden_tables import FIXTURES
+
+_MODULE, _CLASS, _FUNCTION = 0, 1, 2
+
+
+def reference(source: bytes) -> list[Symbol]:
+    tree = grammar.parse("python", source)
+    found: list[tuple[int, str, Kind, _common.Node, str | None]] = []
+    trailing: set[int] = set()
+    todo: list[tuple[_common.Node, str | None, int]] = [(tree.root_node, None, _MODULE)]
+    while todo:
+        container, parent, scope = todo.pop()
+        children = container.named_children
+        if children and children[-1].type == "comment":
+            trailing.add(children[-1].end_byte)
+        for node in children:
+            kind_name = node.type
+            if kind_name in ("function_definition", "class_definition"):
+                name_node = node.child_by_field_name("name")
+                if name_node is None:
+                    continue
+                name = _common.text(source, name_node)
+                if kind_name == "class_definition":
+                    kind, inner = Kind.CLASS, _CLASS
+                else:
+                    kind, inner = (Kind.METHOD if scope == _CLASS else Kind.FUNCTION), _FUNCTION
+                found.append((node.start_byte, name, kind, node, parent))
+                todo.append((node, f"{parent}.{name}" if parent else name, inner))
+            elif kind_name in _DESCEND:
+                todo.append((node, parent, scope))
+            elif scope == _FUNCTION:
+                continue
+            elif kind_name == "assignment":
+                while node is not None and node.type == "assignment":
+                    left = node.child_by_field_name("left")
+                    right = node.child_by_field_name("right")
+                    if left is not None and left.type == "identifier":
+                        name = _common.text(source, left)
+                        ann = node.child_by_field_name("type")
+                        k: Kind | None = None
+                        if right is not None and right.type == "lambda":
+                            k = Kind.METHOD if scope == _CLASS else Kind.FUNCTION
+                        elif ann is not None and (
+                            m := _FINAL_OR_ALIAS.match(source, ann.start_byte, ann.end_byte)
+                        ):
+                            k = Kind.TYPE if m.group(3) == b"TypeAlias" else Kind.CONSTANT
+                        elif name.isupper() and not _dunder(name):
+                            k = Kind.CONSTANT
+                        if k is not None:
+                            found.append((node.start_byte, name, k, node, parent))
+                    node = right
+            elif kind_name == "type_alias_statement":
+                left = node.child_by_field_name("left")
+                if left is not None:
+                    name = _common.text(source, left).split("[", 1)[0].strip()
+                    found.append((node.start_byte, name, Kind.TYPE, node, parent))
+    found.sort(key=lambda item: item[0])
+    out = []
+    for _, name, kind, node, parent in found:
+        end_line = _common.last_line(node)
+        if node.end_byte in trailing and node.type in ("function_definition", "class_definition"):
+            end_line = _end_line(node, trailing)
+        line = _common.first_line(node)
+        out.append(Symbol(name, kind, line, end_line, parent, visibility(name), "python"))
+    return out
+
+
+def _end_line(node: _common.Node, trailing: set[int]) -> int:
+    while node.end_byte in trailing:
+        last = node.named_child(node.named_child_count - 1)
+        while last is not None and last.type == "comment":
+            last = last.prev_named_sibling
+        if last is None:
+            return _common.first_line(node)
+        node = last
+    return _common.last_line(node)
+
+
+CASES = [
+    # trailing comments closing one and several blocks
+    b"class A:\n    def f(self):\n        if x:\n            return 1\n            # done\n    # gap\n\nX = 1\n",
+    b"def f():\n    x = 1\n    # trailing\n\n\ndef g():\n    pass  # same line\n",
+    b"def f():\n    for a in b:\n        with c:\n            pass\n            # deep\n",
+    # bodies with `def`/`class` only inside words, strings and comments
+    b"def f(default=1):\n    undefined = defaults\n    s = 'def g(): pass'\n    # class C\n",
+    b"def f():\n    meta = x.metaclass\n    return cls.__class__\n",
+    # nested definitions the pruning must not skip
+    b"def f():\n    if x:\n        async def g():\n            class C:\n                Y = 1\n",
+    b"def outer():\n    @wrap\n    def inner():\n        pass\n        # c\n    return inner\n",
+    # syntax errors: recovery hangs definitions in ERROR nodes beside a body
+    b"def f(:\n    def g():\n        pass\nclass C(\n    def m(self): pass\n",
+    b"def f():\n    return H = [\n    p('f', lambd\ta\xff x: F(open(__file__@d\n, 'r# c\nb'))),\n\n# x\n]\n",
+    b"def f():\n    x = (\n# open\n",
+    b"",
+    b"#",
+    b"def",
+]
+
+
+@pytest.mark.parametrize("source", CASES)
+def test_edge_cases(source: bytes) -> None:
+    assert PythonPlugin().extract(source) == reference(source)
+
+
+def test_mutated_sample() -> None:
+    """Seeded damage to the golden sample: deletions, stray comments, keywords, bad bytes."""
+    sample = (FIXTURES / "python" / "sample.py").read_bytes()
+    snippets = [b"#", b"# c\n", b"\n", b"def", b"class", b"(", b")", b":", b"\n    ", b"\xff"]
+    snippets += [b"\n# x\n", b"async ", b"'''", b"\\\n", b" = lambda: 0\n", b"@d\n", b"\t"]
+    rnd = random.Random(7)
+    plugin = PythonPlugin()
+    for _ in range(400):
+        data = bytearray(sample)
+        for _ in range(rnd.randint(1, 5)):
+            at = rnd.randrange(len(data) + 1)
+            if rnd.random() < 0.3:
+                del data[at : at + rnd.randint(1, 40)]
+            else:
+                data[at:at] = rnd.choice(snippets)
+        source = bytes(data)
+        assert plugin.extract(source) == reference(source), source
+
+
+@pytest.mark.corpus
+def test_django_db_matches_full_walk() -> None:
+    root = corpus("django")
+    names = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "django/db/*.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert len(names) > 100
+    plugin = PythonPlugin()
+    for name in names:
+        source = (root / name).read_bytes()
+        assert plugin.extract(source) == reference(source), name
