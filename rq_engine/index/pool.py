@@ -6,13 +6,16 @@ and cancel flag while parsing is slow. Imports plugins (tree-sitter) only when
 there is something to parse; never touches SQLite (a forked worker must not
 use the parent's connection: it only parses and writes to its pipe).
 
-Not multiprocessing.Pool: its three helper threads (task feeder, result
-handler, worker watchdog) and per-task pickling cost the parent ~0.4 s of CPU
-on a Django cold pass (of ~1.8 s), and the parent — which also writes every
-batch — is on the critical path. Here each worker claims the next chunk from a
-shared counter and sends its results as one marshal blob per chunk; the parent
-only waits on the pipes. A worker that dies (a crash in a grammar) loses only
-the chunk it held: those files are reported failed instead of hanging the pass.
+Plain os.fork and pipes, not multiprocessing: Pool's three helper threads
+(task feeder, result handler, worker watchdog) and per-task pickling cost the
+parent ~0.4 s of CPU on a Django cold pass, and even multiprocessing.Process
+with a shared counter cost ~25 ms of imports (ctypes, socket, pickle) before
+the first file was parsed. Here the chunk numbers wait in a "ticket" pipe
+(4 bytes each, written before the fork when they fit): each worker reads the
+next one (a pipe read of 4 bytes is atomic) until the pipe is closed and empty, and sends each
+chunk's results as one length-prefixed marshal blob on its own pipe. A worker
+that dies (a crash in a grammar) loses only the chunk it held: those files
+are reported failed instead of hanging the pass.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ import marshal
 import os
 import signal
 from collections.abc import Generator
-from typing import Any
 
 from rq_engine.index.parse import FAILED, Job, Parsed, as_tuple, parse_job
 from rq_engine.lang import registry
@@ -33,7 +35,7 @@ IN_PROCESS_MAX = 32
 # round trips for Django while the last chunk (~15 ms of parsing) bounds the
 # imbalance at the end.
 MAX_CHUNK = 16
-# A worker's pipe (see _widen): Django's whole result stream is ~3 MB.
+# A worker's result pipe (see _widen): Django's whole result stream is ~3 MB.
 PIPE_BYTES = 1 << 20
 
 
@@ -73,65 +75,127 @@ def parse_all(
 def _forked(
     root: str, chunks: list[list[Job]], limit: int, n: int, stop_poll: float, keys: bool
 ) -> Generator[Parsed | None, None, None]:
-    import multiprocessing as mp
-    from multiprocessing.connection import wait
+    import select
 
-    # fork: workers inherit the imported plugins, compiled queries and the job
-    # list itself (~60 ms of imports each that spawn would repeat).
-    ctx = mp.get_context("fork")
-    counter = ctx.RawValue("i", 0)
-    lock = ctx.Lock()
-    procs: list[Any] = []
-    conns: list[Any] = []
+    tickets = memoryview(b"".join(i.to_bytes(4, "little") for i in range(len(chunks))))
+    t_read, t_write = os.pipe()
+    os.set_blocking(t_write, False)
+    tickets = _send_tickets(t_write, tickets)  # usually all of them, before any fork
+    pids: list[int] = []
+    pipes: dict[int, bytearray] = {}  # result pipe fd -> bytes received, not yet framed
     done: set[int] = set()
     try:
         for _ in range(n):
-            r, w = ctx.Pipe(duplex=False)
-            _widen(w.fileno())
-            p = ctx.Process(
-                target=_work, args=(w, root, limit, chunks, counter, lock, keys), daemon=True
-            )
-            p.start()
-            w.close()
-            procs.append(p)
-            conns.append(r)
-        live = list(conns)
+            r, w = os.pipe()
+            _widen(w)
+            pid = os.fork()
+            if pid == 0:  # the worker: parse, report, and leave without any cleanup
+                code = 0
+                try:
+                    for fd in (r, t_write, *pipes):
+                        os.close(fd)  # only the parent writes tickets; EOF must reach it
+                    _work(w, t_read, root, limit, chunks, keys)
+                except BaseException:
+                    code = 70
+                os._exit(code)  # never run the parent's atexit/finalizers (SQLite)
+            os.close(w)
+            pids.append(pid)
+            pipes[r] = bytearray()
+        os.close(t_read)
+        t_read = -1
+        poller = select.poll()
+        for fd in pipes:
+            poller.register(fd, select.POLLIN)
+        if tickets:  # a pipe smaller than the tickets: feed it as workers drain it
+            poller.register(t_write, select.POLLOUT)
+        else:
+            os.close(t_write)  # an empty ticket pipe is now EOF: workers stop there
+            t_write = -1
+        live = set(pipes)
         while live:
-            ready: list[Any] = wait(live, timeout=stop_poll)
+            ready = poller.poll(stop_poll * 1000)
             if not ready:
                 yield None
                 continue
-            for c in ready:
-                try:
-                    index, results = marshal.loads(c.recv_bytes())
-                except (EOFError, OSError):
-                    live.remove(c)  # finished (or died: see below)
+            for fd, _ in ready:
+                if fd == t_write:
+                    tickets = _send_tickets(t_write, tickets)
+                    if not tickets:
+                        poller.unregister(t_write)
+                        os.close(t_write)
+                        t_write = -1
                     continue
-                done.add(index)
-                for t in results:
-                    yield Parsed(*t)
-        for p in procs:
-            p.join()
-        codes = {p.exitcode for p in procs} - {0}
+                data = os.read(fd, PIPE_BYTES)
+                if not data:  # EOF: the worker finished (or died: see below)
+                    poller.unregister(fd)
+                    live.discard(fd)
+                    continue
+                buf = pipes[fd]
+                buf += data
+                while len(buf) >= 4:
+                    size = int.from_bytes(buf[:4], "little")
+                    if len(buf) < 4 + size:
+                        break
+                    index, results = marshal.loads(bytes(buf[4 : 4 + size]))
+                    del buf[: 4 + size]
+                    done.add(index)
+                    for t in results:
+                        yield Parsed(*t)
+        codes = sorted({_reap(pid) for pid in pids} - {0})
+        pids = []
         for i, jobs in enumerate(chunks):
             if i not in done:  # claimed by a worker that died before sending it
+                why = f"parse worker died (exit code {', '.join(map(str, codes)) or '?'})"
                 for j in jobs:
-                    why = f"parse worker died (exit code {', '.join(map(str, codes))})"
                     yield Parsed(j.path, j.language, FAILED, reason=why)
     finally:
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-        for p in procs:
-            p.join()
-        for c in conns:
-            c.close()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for pid in pids:
+            _reap(pid)
+        for fd in (*pipes, t_read, t_write):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def _send_tickets(fd: int, tickets: memoryview) -> memoryview:
+    """Write what fits of `tickets` to the non-blocking ticket pipe; the rest is returned.
+    In pieces of at most PIPE_BUF (4096) bytes, which a pipe writes whole or not at
+    all, so a reader never finds half a ticket."""
+    while tickets:
+        try:
+            os.write(fd, tickets[:4096])
+        except BlockingIOError:
+            break
+        tickets = tickets[4096:]
+    return tickets
+
+
+def _reap(pid: int) -> int:
+    """Wait for a worker; its exit code (a signal's number, negated, if it was killed)."""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return 0
+    return os.waitstatus_to_exitcode(status)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _widen(fd: int) -> None:
-    """Give a worker's pipe 1 MiB (Linux; the default is 64 KiB) so a worker never
-    blocks on a send while the parent is busy writing a batch: with 64 KiB, two
-    chunks of results filled it and the workers idled through the parent's
+    """Give a worker's result pipe 1 MiB (Linux; the default is 64 KiB) so the worker
+    never blocks on a send while the parent is busy writing a batch: with 64 KiB,
+    two chunks of results filled it and the workers idled through the parent's
     transactions (~0.35 s of a 2.7 s Django cold pass). Best effort: elsewhere, or
     above /proc/sys/fs/pipe-max-size, the pipe keeps its size."""
     try:
@@ -143,26 +207,21 @@ def _widen(fd: int) -> None:
 
 
 def _work(
-    conn: Any,
-    root: str,
-    limit: int,
-    chunks: list[list[Job]],
-    counter: Any,
-    lock: Any,
-    keys: bool,
+    out: int, tickets: int, root: str, limit: int, chunks: list[list[Job]], keys: bool
 ) -> None:
-    """A worker: claim chunks until none are left, send each chunk's results."""
+    """A worker: take chunk tickets until none are left, send each chunk's results."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     seen: set[str] | None = set() if keys else None  # names this worker keyed already
     while True:
-        with lock:
-            index = counter.value
-            counter.value = index + 1
-        if index >= len(chunks):
-            break
-        out = [as_tuple(parse_job(root, j, limit, seen)) for j in chunks[index]]
-        conn.send_bytes(marshal.dumps((index, out)))
-    conn.close()
+        ticket = os.read(tickets, 4)
+        if len(ticket) < 4:
+            break  # no tickets left
+        index = int.from_bytes(ticket, "little")
+        blob = marshal.dumps(
+            (index, [as_tuple(parse_job(root, j, limit, seen)) for j in chunks[index]])
+        )
+        _write_all(out, len(blob).to_bytes(4, "little") + blob)
+    os.close(out)
 
 
 def _load_plugins(langs: list[str]) -> dict[str, str]:
