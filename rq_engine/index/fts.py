@@ -4,8 +4,8 @@ A cold pass inserts tens of thousands of rows; the per-row triggers (the FTS
 index, and the `names_pending` queue the derived tables drain) roughly double
 its write cost. So a cold pass drops the three `symbols_fts_*` and three
 `names_pending_*` triggers, inserts (each batch writing its new names
-directly: store.derived.ColdNames), then in one transaction fills the FTS
-table once for the rows it added and recreates the triggers.
+directly: store.derived.ColdNames, and its rows into the FTS table: fill()),
+then in one transaction fills whatever is left and recreates the triggers.
 
 Crash safety: while the triggers are gone, meta `fts_suspended` holds the owner
 (pid + token), the first symbol id it may insert, and the triggers' own SQL.
@@ -36,10 +36,11 @@ NEEDS_REBUILD_KEY = "fts_needs_rebuild"
 TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Suspension:
     token: str
     since_id: int  # rows with id > since_id were inserted without the trigger
+    filled: int = 0  # …and those up to `filled` are in the FTS table already (fill())
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -67,17 +68,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool) -> None:
-    """Fill the FTS table (or rebuild it, and reconcile the derived names with the
-    symbols) and recreate the triggers. Caller holds the write transaction."""
+def _restore(
+    conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool, filled: int = 0
+) -> None:
+    """Fill the FTS table for the rows after `filled` (or rebuild it, and reconcile the
+    derived names with the symbols) and recreate the triggers. Caller holds the
+    write transaction."""
     if rebuild:
         conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
         derived.reconcile(conn)
     else:
-        conn.execute(
-            "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?",
-            (int(str(state["since_id"])),),
-        )
+        _fill_after(conn, max(filled, int(str(state["since_id"]))))
     have = _triggers(conn)
     saved = state.get("triggers")
     for name, sql in (saved if isinstance(saved, dict) else {}).items():
@@ -123,7 +124,27 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
         for name in trig:
             conn.execute(f'DROP TRIGGER "{name}"')
     _live_tokens.add(token)
-    return Suspension(token, since)
+    return Suspension(token, since, since)
+
+
+def fill(conn: sqlite3.Connection, own: Suspension) -> None:
+    """Index the rows the owner inserted since its last fill into FTS (inside its
+    batch's transaction). Per batch rather than once at the end: the same work, but
+    it overlaps parsing instead of adding ~75 ms of serial tail to a Django cold
+    pass (measured 1.71 -> 1.68 s), and a warming fuzzy search sees each batch as it
+    commits. Rows another writer slipped in between batches get filled too; its
+    note_write() forces a full rebuild at resume anyway."""
+    own.filled = _fill_after(conn, own.filled)
+
+
+def _fill_after(conn: sqlite3.Connection, after: int) -> int:
+    top = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
+    if top > after:
+        conn.execute(
+            "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?",
+            (after,),
+        )
+    return top
 
 
 def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
@@ -154,6 +175,6 @@ def resume(conn: sqlite3.Connection, own: Suspension) -> None:
                 )
             return
         rebuild = _meta(conn, NEEDS_REBUILD_KEY) is not None
-        _restore(conn, state, rebuild=rebuild)
+        _restore(conn, state, rebuild=rebuild, filled=own.filled)
     if rebuild:
         derived.drain(conn)

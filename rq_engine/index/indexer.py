@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rq_engine.core.identity import Checkout, checkout_for
-from rq_engine.index import fts
+from rq_engine.index import fts, walker
 from rq_engine.index.parse import FAILED, GONE, OK, SAME, SKIPPED, Job, Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
-from rq_engine.index.walker import walk
-from rq_engine.lang import registry
+from rq_engine.lang import grammar, registry
 from rq_engine.search.types import CancelToken
 from rq_engine.store import derived, writes
 
@@ -193,6 +192,8 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
                 )
             )
 
+    # git scans the tree while the transactions below run (index/walker.py)
+    pending_walk = walker.start(checkout.root, git=checkout.git_dir is not None, subtrees=subtrees)
     fts.repair(conn)
     with writes.transaction(conn):
         repo_id = writes.upsert_repository(conn, checkout.identity)
@@ -203,11 +204,13 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
 
     # --- collect: walk, then one stat per candidate against one SELECT of the index
     tick("walk", 0, 0)
-    w = walk(checkout.root, git=checkout.git_dir is not None, subtrees=subtrees)
+    states = writes.file_states(conn, repo_id)
+    if not states:
+        grammar.preload()  # a first index parses everything: import the parser meanwhile
+    w = pending_walk.result()
     stats.walked_via = w.via
     if w.note:
         stats.errors.append(w.note)
-    states = writes.file_states(conn, repo_id)
     limit = max_file_bytes()
     listed: set[str] = set()
     jobs: list[Job] = []
@@ -405,6 +408,8 @@ def _write_batch(
                 if r.keys:
                     cold.learn(r.keys)
             cold.write(conn, (row[0] for p in parsed for row in p[5]))
+        if suspension is not None:
+            fts.fill(conn, suspension)
     # Counted only once the transaction committed: a rolled-back batch wrote nothing.
     stats.files_indexed += indexed
     stats.files_unchanged += unchanged

@@ -12,6 +12,12 @@ from importlib import resources
 from typing import Any
 
 
+def preload() -> None:
+    """Import tree-sitter and the language pack now (~22 ms): an indexer that will
+    parse does it while `git ls-files` runs instead of after."""
+    import tree_sitter_language_pack  # noqa: F401
+
+
 @cache
 def language(name: str) -> Any:
     from tree_sitter_language_pack import get_language
