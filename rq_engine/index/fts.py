@@ -24,9 +24,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import uuid
-from dataclasses import dataclass
 
+from rq_engine.core.value import value
 from rq_engine.store import derived
 from rq_engine.store.writes import transaction
 
@@ -36,7 +35,7 @@ NEEDS_REBUILD_KEY = "fts_needs_rebuild"
 TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 
 
-@dataclass(slots=True)
+@value
 class Suspension:
     token: str
     since_id: int  # rows with id > since_id were inserted without the trigger
@@ -116,7 +115,7 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
             return None  # our writes will note_write() themselves into a rebuild
         trig = _triggers(conn)
         since = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
-        token = uuid.uuid4().hex
+        token = os.urandom(16).hex()  # (uuid: ~2 ms more to import)
         state = {"pid": os.getpid(), "token": token, "since_id": since, "triggers": trig}
         conn.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?)", (SUSPENDED_KEY, json.dumps(state))

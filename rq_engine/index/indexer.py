@@ -20,10 +20,10 @@ import stat as st_mod
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rq_engine.core.identity import Checkout, checkout_for
+from rq_engine.core.value import field, value
 from rq_engine.index import fts, walker
 from rq_engine.index.parse import FAILED, GONE, OK, SAME, SKIPPED, Job, Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
@@ -55,7 +55,7 @@ WRITER_CACHE_KIB = 64 * 1024
 WRITER_BUSY_MS = 120_000
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class IndexProgress:
     """One progress report: `phase` is walk|parse|finish; `done`/`total` count files to parse."""
 
@@ -67,7 +67,7 @@ class IndexProgress:
     elapsed: float
 
 
-@dataclass
+@value
 class IndexStats:
     files_seen: int = 0  # files the walk found whose language a plugin knows
     files_indexed: int = 0  # parsed and written this pass
@@ -167,7 +167,7 @@ def _writer_settings(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute(f"PRAGMA busy_timeout = {busy}")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Request:
     active_files: tuple[str, ...]
     subtrees: tuple[str, ...]

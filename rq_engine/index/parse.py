@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
 
+from rq_engine.core.value import value
 from rq_engine.search.keys import NameRecord, name_record
 
 # A NUL byte in the first 8 KiB means binary — git's own heuristic (xdiff's buffer_is_binary).
@@ -40,14 +40,14 @@ FAILED = "failed"  # unreadable, not a regular file, or the plugin raised
 GONE = "gone"  # vanished between the walk and the read (a deletion)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Job:
     path: str  # repo-relative
     language: str
     old_hash: str | None  # the indexed content hash, to skip a parse when only mtime moved
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Parsed:
     path: str
     language: str

@@ -20,13 +20,17 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+from rq_engine.core.value import value
+
+if TYPE_CHECKING:
+    # pathspec costs ~10 ms to import: only a walk outside git needs it (_load_ignore)
+    from pathspec import GitIgnoreSpec
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Walk:
     """Repo-relative, '/'-separated paths in git's order, and how they were found."""
 
@@ -131,6 +135,8 @@ def _load_ignore(dirpath: str) -> GitIgnoreSpec | None:
     except OSError:
         return None
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    from pathspec import GitIgnoreSpec
+
     return GitIgnoreSpec.from_lines(lines) if lines else None
 
 

@@ -8,7 +8,6 @@ imported by plugins' extract() paths (the indexer's worker processes), never by
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from typing import Any
 
 
@@ -35,6 +34,8 @@ def parser(name: str) -> Any:
 @cache
 def query(grammar: str, file: str) -> Any:
     """Compile `rq_engine/lang/queries/<file>` against `grammar` once per process."""
+    from importlib import resources  # ~5 ms: only a worker compiling a query needs it
+
     from tree_sitter import Query
 
     text = resources.files("rq_engine.lang").joinpath("queries", file).read_text(encoding="utf-8")

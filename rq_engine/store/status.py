@@ -6,18 +6,19 @@ Stdlib only; read queries only.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
+from rq_engine.core.value import value
 
-@dataclass(frozen=True, slots=True)
+
+@value
 class CheckoutRow:
     root: str
     branch: str | None
     indexed_at: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RepoRow:
     id: int
     identity: str

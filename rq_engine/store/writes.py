@@ -12,7 +12,8 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+
+from rq_engine.core.value import value
 
 # (name, kind, visibility, line, end_line, parent) — what a plugin's Symbol becomes
 SymbolRow = tuple[str, str, str, int, int | None, str | None]
@@ -106,7 +107,7 @@ def mark_checkout_indexed(conn: sqlite3.Connection, checkout_id: int) -> None:
 # --- files and symbols ------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FileState:
     id: int
     mtime: int | None
@@ -253,7 +254,7 @@ def set_coverage(
 # --- drop -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Dropped:
     identity: str
     checkouts: int
