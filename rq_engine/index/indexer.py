@@ -133,9 +133,13 @@ def index_under(
     *,
     progress: Callable[[IndexProgress], None] | None = None,
     workers: int | None = None,
+    checkout: Checkout | None = None,
+    walk: walker.PendingWalk | None = None,
 ) -> IndexStats:
-    """Index the checkout holding `root`, unbounded (explicit `rq --index`)."""
-    return run_index(conn, checkout_for(root), progress=progress, workers=workers)
+    """Index the checkout holding `root`, unbounded (explicit `rq --index`). A caller
+    that already resolved the checkout and started its walk passes both."""
+    co = checkout or checkout_for(root)
+    return run_index(conn, co, progress=progress, workers=workers, walk=walk)
 
 
 def run_index(
@@ -149,6 +153,7 @@ def run_index(
     progress: Callable[[IndexProgress], None] | None = None,
     workers: int | None = None,
     batch_files: int = BATCH_FILES,
+    walk: walker.PendingWalk | None = None,
 ) -> IndexStats:
     """One indexing pass over `checkout`.
 
@@ -156,10 +161,12 @@ def run_index(
     (and leave coverage 'warming': a seed, not a fence); `deadline` is a
     `time.monotonic()` instant after which the pass stops; `cancel` stops it
     too. Either way every batch committed so far stays. Coverage becomes
-    'complete' only when an unrestricted pass finishes.
+    'complete' only when an unrestricted pass finishes. `walk` is this pass's
+    walk if the caller started it (walker.start with the same subtrees) so git
+    could scan while it was importing and opening the store.
     """
     req = _Request(
-        tuple(active_files), tuple(subtrees), deadline, cancel, progress, workers, batch_files
+        tuple(active_files), tuple(subtrees), deadline, cancel, progress, workers, batch_files, walk
     )
     with _writer_settings(conn):
         return _run(conn, checkout, req)
@@ -188,6 +195,7 @@ class _Request:
     progress: Callable[[IndexProgress], None] | None
     workers: int | None
     batch_files: int
+    walk: walker.PendingWalk | None = None
 
 
 def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexStats:
@@ -205,7 +213,9 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             )
 
     # git scans the tree while the transactions below run (index/walker.py)
-    pending_walk = walker.start(checkout.root, git=checkout.git_dir is not None, subtrees=subtrees)
+    pending_walk = req.walk or walker.start(
+        checkout.root, git=checkout.git_dir is not None, subtrees=subtrees
+    )
     fts.repair(conn)
     with writes.transaction(conn):
         repo_id = writes.upsert_repository(conn, checkout.identity)
