@@ -91,6 +91,10 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
         return Parsed(job.path, job.language, FAILED, reason=f"unreadable: {e.strerror or e}")
     try:
         st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            # a submodule, or a symlink to a directory: not a file git would read
+            # (the indexer counts it out again, as for a file deleted meanwhile)
+            return Parsed(job.path, job.language, GONE)
         if not stat.S_ISREG(st.st_mode):
             return Parsed(job.path, job.language, FAILED, reason="not a regular file")
         if st.st_size > limit:

@@ -76,3 +76,20 @@ def test_a_file_name_that_is_not_utf8_is_a_failure(
     assert s.complete and s.files_failed == 1 and s.files_indexed == 1
     assert any("file name is not UTF-8" in e for e in s.errors)
     assert [r[1] for r in dump(db)] == ["ok"]
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_directory_named_like_a_source_file_is_not_a_file(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, first: bool
+) -> None:
+    """`lib.py -> pkg/` (a symlink git lists, to a directory): neither indexed nor a
+    failure, on a first pass (no stat before the workers) and on a later one."""
+    repo = make_repo({"pkg/m.py": "def m():\n    pass\n", "a.py": "def a():\n    pass\n"})
+    if not first:
+        index_under(db, repo.root, workers=1)
+    os.symlink("pkg", repo.root / "lib.py")
+    repo.commit("a directory symlink")
+    s = index_under(db, repo.root, workers=1)
+    assert s.files_failed == 0 and s.errors == [] and s.complete
+    assert s.files_seen == 2
+    assert sorted(r[0] for r in dump(db)) == ["a.py", "pkg/m.py"]
