@@ -2,10 +2,11 @@
 
 Layer 1 exact/prefix (name index) → confidence gate → layer 2 fuzzy (first-letter
 windows, initials, skeleton, substring FTS, package-prefixed names) and the
-near-miss typo retry (deletion keys) → scope retries → layer 3 paths. Each
-batch is the full ranked list known so far (ranking lives in search/rank.py).
-Cancellation: `search` never raises on cancel; it stops yielding (the consumer
-sees the generator end without a final batch).
+near-miss typo retry (query-side candidates: keys.typo_candidates) → scope
+retries → layer 3 paths. Each batch is the full ranked list known so far
+(ranking lives in search/rank.py). Cancellation: `search` never raises on
+cancel; it stops yielding (the consumer sees the generator end without a final
+batch).
 
 Imports the stdlib, rq_engine.core, rq_engine.search and the plugin registry's
 pure-data helpers only: no tree-sitter, textual, rich or mcp.
