@@ -30,8 +30,8 @@ def test_every_one_edit_near_miss_is_a_candidate(q: str) -> None:
     assert _one_edit(q, "abc") <= typo_candidates(q)
 
 
-@settings(max_examples=300, deadline=None)
-@given(q=st.text(alphabet="abcxyz09$", min_size=0, max_size=16))
+@settings(max_examples=60, deadline=None)  # ~2k candidates a query, each checked in Python
+@given(q=st.text(alphabet="abcxyz09$", min_size=0, max_size=14))
 def test_every_candidate_is_within_the_scorers_budget(q: str) -> None:
     allowed = 1 if len(q) < 10 else 2
     # A swap composed after a deletion can touch a letter twice: two edits, but
