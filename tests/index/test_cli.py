@@ -148,8 +148,11 @@ def test_ctrl_c_keeps_committed_batches(
     from tests.conftest import rq_bin
     from tests.index.conftest import fts_ok
 
+    # Long enough (~2 s of parsing) that the Ctrl-C lands mid-pass: with 30
+    # definitions a file the pass ended before the signal once it got faster.
     n = 800
     body = "".join(f"def f{k}():\n    pass\n\n" for k in range(30))
+    body += "".join(f"x{k} = [{', '.join(map(str, range(60)))}]\n" for k in range(40))
     repo = make_repo({f"p{i // 100}/m{i}.py": body for i in range(n)}, commit=False)
     p = subprocess.Popen(
         [*rq_bin(), "--index", str(repo.root)],
