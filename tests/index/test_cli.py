@@ -148,11 +148,12 @@ def test_ctrl_c_keeps_committed_batches(
     from tests.conftest import rq_bin
     from tests.index.conftest import fts_ok
 
-    # Long enough (~2 s of parsing) that the Ctrl-C lands mid-pass: with 30
-    # definitions a file the pass ended before the signal once it got faster.
+    # A pass of ~5 s of parsing, so the Ctrl-C lands mid-pass however the
+    # machine is loaded (the test only waits for the first commit): with 30
+    # definitions a file, the pass sometimes ended first once indexing got faster.
     n = 800
     body = "".join(f"def f{k}():\n    pass\n\n" for k in range(30))
-    body += "".join(f"x{k} = [{', '.join(map(str, range(60)))}]\n" for k in range(40))
+    body += "".join(f"x{k} = [{', '.join(map(str, range(60)))}]\n" for k in range(200))
     repo = make_repo({f"p{i // 100}/m{i}.py": body for i in range(n)}, commit=False)
     p = subprocess.Popen(
         [*rq_bin(), "--index", str(repo.root)],
@@ -174,6 +175,7 @@ def test_ctrl_c_keeps_committed_batches(
             except Exception:
                 committed = 0
     assert committed, "no batch was committed in time"
+    assert p.poll() is None, "the pass ended before it could be interrupted"
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
     assert p.returncode == 130 and out == ""
@@ -185,7 +187,11 @@ def test_ctrl_c_keeps_committed_batches(
     fts_ok(conn)  # the cold pass's FTS fill ran on the way out
     # the kept batches' names are in
     assert conn.execute("SELECT count(*) FROM names").fetchone()[0] == 30
+    done = {r[0] for r in conn.execute("SELECT path FROM files")}
     conn.close()
+    for i in range(n):  # the files never indexed are new either way: make them quick
+        if (path := f"p{i // 100}/m{i}.py") not in done:
+            repo.write(path, "def g():\n    pass\n")
     r = rq("--index", str(repo.root))
     assert r.code == 0 and f"({n - kept} new or changed" in r.err
     conn = connect()
