@@ -133,6 +133,11 @@ def fill(conn: sqlite3.Connection, own: Suspension) -> None:
     pass (measured 1.71 -> 1.68 s), and a warming fuzzy search sees each batch as it
     commits. Rows another writer slipped in between batches get filled too; its
     note_write() forces a full rebuild at resume anyway."""
+    raw = _meta(conn, SUSPENDED_KEY)
+    if raw is None or json.loads(raw).get("token") != own.token:
+        # Someone took us for dead and repaired (the triggers are back and index
+        # our rows themselves): filling them too would index them twice.
+        return
     own.filled = _fill_after(conn, own.filled)
 
 

@@ -228,7 +228,12 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     tick("walk", 0, 0)
     states = writes.file_states(conn, repo_id)
     if not states:
-        grammar.preload()  # a first index parses everything: import the parser meanwhile
+        # A first index parses everything: import the parser while git runs. A
+        # broken install is reported per language by the pool, not here.
+        try:
+            grammar.preload()
+        except Exception:
+            pass
     w = pending_walk.result()
     stats.walked_via = w.via
     if w.note:

@@ -83,30 +83,16 @@ def _forked(
     import select
 
     tickets = memoryview(b"".join(i.to_bytes(4, "little") for i in range(len(chunks))))
-    t_read, t_write = os.pipe()
-    os.set_blocking(t_write, False)
-    tickets = _send_tickets(t_write, tickets)  # usually all of them, before any fork
     pids: list[int] = []
     pipes: dict[int, bytearray] = {}  # result pipe fd -> bytes received, not yet framed
     done: set[int] = set()
+    t_read = t_write = -1
     try:
+        t_read, t_write = os.pipe()
+        os.set_blocking(t_write, False)
+        tickets = _send_tickets(t_write, tickets)  # usually all of them, before any fork
         for _ in range(n):
-            r, w = os.pipe()
-            _widen(w)
-            pid = os.fork()
-            if pid == 0:  # the worker: parse, report, and leave without any cleanup
-                code = 0
-                try:
-                    os.nice(WORKER_NICE)
-                    for fd in (r, t_write, *pipes):
-                        os.close(fd)  # only the parent writes tickets; EOF must reach it
-                    _work(w, t_read, root, limit, chunks, keys)
-                except BaseException:
-                    code = 70
-                os._exit(code)  # never run the parent's atexit/finalizers (SQLite)
-            os.close(w)
-            pids.append(pid)
-            pipes[r] = bytearray()
+            _fork_worker(pids, pipes, t_read, t_write, root, limit, chunks, keys)
         os.close(t_read)
         t_read = -1
         poller = select.poll()
@@ -125,6 +111,8 @@ def _forked(
                 continue
             for fd, _ in ready:
                 if fd == t_write:
+                    # (every worker gone: the rest of the tickets are dropped, and
+                    # their chunks reported failed below)
                     tickets = _send_tickets(t_write, tickets)
                     if not tickets:
                         poller.unregister(t_write)
@@ -155,6 +143,15 @@ def _forked(
                 for j in jobs:
                     yield Parsed(j.path, j.language, FAILED, reason=why)
     finally:
+        # Pipes first: a worker still writing gets EPIPE and a reader EOF, so none
+        # can block while it is waited for; then SIGTERM (default action: workers
+        # reset it) for one still parsing.
+        for fd in (*pipes, t_read, t_write):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -162,12 +159,52 @@ def _forked(
                 pass
         for pid in pids:
             _reap(pid)
-        for fd in (*pipes, t_read, t_write):
-            if fd >= 0:
+
+
+def _fork_worker(
+    pids: list[int],
+    pipes: dict[int, bytearray],
+    t_read: int,
+    t_write: int,
+    root: str,
+    limit: int,
+    chunks: list[list[Job]],
+    keys: bool,
+) -> None:
+    """Fork one worker; record its pid and result pipe (closed here if the fork fails).
+
+    SIGINT is blocked across the fork, so a Ctrl-C can neither run the parent's
+    cleanup inside the child nor leave a worker the parent has not recorded."""
+    r, w = os.pipe()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        _widen(w)
+        pid = os.fork()
+        if pid == 0:  # the worker: parse, report, and leave without any cleanup
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's way to stop us
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
+                os.nice(WORKER_NICE)
+                for fd in (r, t_write, *pipes):
+                    os.close(fd)  # only the parent writes tickets; EOF must reach it
+                _work(w, t_read, root, limit, chunks, keys)
+            except BaseException as e:
+                code = 70
                 try:
-                    os.close(fd)
+                    os.write(2, f"rq: parse worker failed: {e!r}\n"[:500].encode())
                 except OSError:
                     pass
+            os._exit(code)  # never run the parent's atexit/finalizers (SQLite)
+        pids.append(pid)
+        pipes[r] = bytearray()
+        r = -1
+    finally:
+        os.close(w)
+        if r >= 0:
+            os.close(r)  # the fork failed
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _send_tickets(fd: int, tickets: memoryview) -> memoryview:
@@ -179,6 +216,8 @@ def _send_tickets(fd: int, tickets: memoryview) -> memoryview:
             os.write(fd, tickets[:4096])
         except BlockingIOError:
             break
+        except BrokenPipeError:  # no worker left to read them
+            return tickets[:0]
         tickets = tickets[4096:]
     return tickets
 
@@ -216,7 +255,6 @@ def _work(
     out: int, tickets: int, root: str, limit: int, chunks: list[list[Job]], keys: bool
 ) -> None:
     """A worker: take chunk tickets until none are left, send each chunk's results."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     seen: set[str] | None = set() if keys else None  # names this worker keyed already
     while True:
         ticket = os.read(tickets, 4)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rq_engine.index.indexer import index_under
-from tests.conftest import Repo
+from tests.conftest import Repo, Run
 from tests.index.conftest import dump
 
 
@@ -93,3 +93,18 @@ def test_a_directory_named_like_a_source_file_is_not_a_file(
     assert s.files_failed == 0 and s.errors == [] and s.complete
     assert s.files_seen == 2
     assert sorted(r[0] for r in dump(db)) == ["a.py", "pkg/m.py"]
+
+
+def test_a_broken_parser_install_fails_the_files_not_the_pass(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path
+) -> None:
+    """The language pack failing to import is reported per file, exit 0: a first pass
+    imports it early (while git runs) and must not turn that into a traceback."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "tree_sitter_language_pack.py").write_text('raise ImportError("simulated")\n')
+    repo = make_repo({"a.py": "def a():\n    pass\n", "b.py": "def b():\n    pass\n"})
+    r = rq("--index", str(repo.root), env={"PYTHONPATH": str(shadow)})
+    assert r.code == 0, r.err
+    assert "Traceback" not in r.err
+    assert "2 failed" in r.err and "a.py: no plugin for python: simulated" in r.err

@@ -54,3 +54,59 @@ def test_closing_the_results_early_reaps_every_worker(make_repo: Callable[..., R
     assert first.status == "ok"
     results.close()  # a cancelled pass: the workers are stopped and waited for
     assert _no_children()
+
+
+def test_workers_that_all_die_with_tickets_unsent_fail_their_files(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No reader is left for the tickets still to send: the pass reports every file
+    failed instead of raising BrokenPipeError (which the CLI takes for a closed stdout)."""
+    repo = make_repo(FILES)
+    real = pool._send_tickets
+
+    def one_at_a_time(fd: int, tickets: memoryview) -> memoryview:
+        blocked = real(fd, tickets[:4])
+        return tickets if blocked else tickets[4:]
+
+    def crash(root: str, job: object, limit: int, seen: object = None) -> object:
+        os._exit(9)
+
+    monkeypatch.setattr(pool, "_send_tickets", one_at_a_time)
+    monkeypatch.setattr(pool, "parse_job", crash)
+    s = index_under(db, repo.root, workers=2)
+    assert s.files_failed == 120 and s.files_indexed == 0
+    assert any("parse worker died (exit code 9)" in e for e in s.errors)
+    assert _no_children()
+
+
+def test_closing_early_never_hangs_on_a_parent_that_handles_sigterm(
+    make_repo: Callable[..., Repo],
+) -> None:
+    """An embedding program's SIGTERM handler is not the workers': they reset it,
+    and their pipes close before they are waited for."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    # ~3 MB of results a worker, more than its 1 MiB pipe holds: unread, they block
+    defs = "".join(
+        f"def a_rather_long_function_name_number_{k:04}():\n    pass\n" for k in range(400)
+    )
+    big = {f"b{i:03}.py": defs for i in range(200)}
+    repo = make_repo(big)
+    script = f"""
+import signal, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+signal.signal(signal.SIGTERM, lambda *a: None)
+from rq_engine.index import pool
+from rq_engine.index.parse import Job
+jobs = [Job(p, "python", None) for p in {sorted(big)!r}]
+results = pool.parse_all({str(repo.root)!r}, jobs, 1 << 20, 2, stop_poll=0.05)
+next(r for r in results if r is not None)
+time.sleep(1.5)  # the workers fill their pipes meanwhile
+results.close()
+print("closed")
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == "closed\n", p.stderr
