@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from itertools import combinations as _combinations
 
 from rq_engine.core.record import Record
@@ -273,11 +274,9 @@ def names_wildcard(conn: sqlite3.Connection, repo: int, raw: str, limit: int) ->
 def names_typo(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
     """Names whose folded form is a near miss of the query (keys.typo_candidates: within
     the scorer's edit budget), one indexed probe of `names.fold` per candidate."""
-    cands = typo_candidates(folded)
+    cands = _typo_json(folded)
     if not cands:
         return []
-    import json  # only a typo retry needs it: kept off the start-up of every `rq -q`
-
     # json_each: one bound parameter however many candidates (~500-3,000); the
     # planner probes idx_names_fold once per value.
     return [
@@ -285,9 +284,21 @@ def names_typo(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> 
         for r in conn.execute(
             "SELECT DISTINCT n.name FROM names n WHERE n.repository_id = ?"
             " AND n.fold IN (SELECT value FROM json_each(?)) LIMIT ?",
-            (repo, json.dumps(sorted(cands)), limit),
+            (repo, cands, limit),
         )
     ]
+
+
+@lru_cache(maxsize=4)
+def _typo_json(folded: str) -> str:
+    """The query's typo candidates as a JSON array, built once per query however many
+    repositories it searches (--all-repos); "" when there are none."""
+    cands = typo_candidates(folded)
+    if not cands:
+        return ""
+    import json  # only a typo retry needs it: kept off the start-up of every `rq -q`
+
+    return json.dumps(sorted(cands))
 
 
 def package_split_rows(
