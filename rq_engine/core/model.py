@@ -46,7 +46,9 @@ class Symbol(Record):
 
     A slotted Record, not a frozen dataclass: a cold index builds one per
     definition (43k for Django, in the parse workers), and the frozen dataclass's
-    `object.__setattr__` per field cost ~1 µs each, 3x this. Treat it as immutable.
+    `object.__setattr__` per field cost ~1 µs each, 3x this. A plugin may finish
+    one it is building (Ruby's `private :foo` sets the visibility of an earlier
+    def); once emitted, treat it as immutable.
     """
 
     __slots__ = (

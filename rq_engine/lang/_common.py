@@ -90,19 +90,3 @@ def last_line(node: Node) -> int:
     if col == 0 and row > node.start_point[0]:
         return int(row)
     return int(row) + 1
-
-
-class Rec:
-    """A symbol under construction: Ruby's `private :foo` rewrites visibility after the def."""
-
-    __slots__ = ("name", "kind", "line", "end_line", "parent", "visibility")
-
-    def __init__(
-        self, name: str, kind: str, line: int, end_line: int, parent: str | None, visibility: str
-    ) -> None:
-        self.name = name
-        self.kind = kind
-        self.line = line
-        self.end_line = end_line
-        self.parent = parent
-        self.visibility = visibility

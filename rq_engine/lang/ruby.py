@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common
-from rq_engine.lang._common import Node, Rec
+from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
 _TAGS = (
@@ -62,9 +62,9 @@ class _Frame:
         self.scope = scope  # qualified name of the nearest enclosing class/module
         self.in_method = in_method
         self.section = Visibility.PUBLIC
-        self.methods: dict[str, list[Rec]] = {}  # instance methods defined in this body
-        self.singletons: dict[str, list[Rec]] = {}  # `def self.x` and `class << self` defs
-        self.consts: dict[str, list[Rec]] = {}  # constants, classes, modules
+        self.methods: dict[str, list[Symbol]] = {}  # instance methods defined in this body
+        self.singletons: dict[str, list[Symbol]] = {}  # `def self.x` and `class << self` defs
+        self.consts: dict[str, list[Symbol]] = {}  # constants, classes, modules
 
 
 def _literal_name(source: bytes, node: Node) -> str | None:
@@ -87,12 +87,7 @@ class RubyPlugin(LanguagePlugin):
         caps, source = _common.captures("ruby", "ruby.scm", source)
         walk = _Walk(source)
         walk.run(caps)
-        return [
-            Symbol(
-                r.name, Kind(r.kind), r.line, r.end_line, r.parent, Visibility(r.visibility), "ruby"
-            )
-            for r in walk.recs
-        ]
+        return walk.recs
 
 
 class _Walk:
@@ -100,12 +95,15 @@ class _Walk:
 
     def __init__(self, source: bytes) -> None:
         self.source = source
-        self.recs: list[Rec] = []
+        self.recs: list[Symbol] = []
         self.stack = [_Frame(_INF, "scope", None, False)]
         self.pending: dict[int, Visibility] = {}  # start byte of a def -> `private def ...`
 
-    def emit(self, name: str, kind: Kind, node: Node, parent: str | None, vis: Visibility) -> Rec:
-        rec = Rec(name, kind, _common.first_line(node), _common.last_line(node), parent, vis)
+    def emit(
+        self, name: str, kind: Kind, node: Node, parent: str | None, vis: Visibility
+    ) -> Symbol:
+        line, end = _common.first_line(node), _common.last_line(node)
+        rec = Symbol(name, kind, line, end, parent, vis, "ruby")
         self.recs.append(rec)
         return rec
 
@@ -183,7 +181,7 @@ class _Walk:
         qualified = f"{parent}::{name}" if parent else name
         self.stack.append(_Frame(node.end_byte, "scope", qualified, top.in_method))
 
-    def _alias(self, top: _Frame, new: Node, old: Node, node: Node) -> Rec | None:
+    def _alias(self, top: _Frame, new: Node, old: Node, node: Node) -> Symbol | None:
         name, original = _literal_name(self.source, new), _literal_name(self.source, old)
         if name is None or original is None:
             return None  # `alias $new $old` (globals) and dynamic names

@@ -54,10 +54,8 @@ def test_the_judged_typos_are_candidates_and_the_scorer_takes_them() -> None:
         ("combineLastest", "combineLatest"),
         ("ValidatoinErorr", "ValidationError"),  # two swaps (15 letters)
         ("ValidationErrror", "ValidationError"),
-        ("Valdationerorr", "ValidationError"),  # a letter left out and a swap
     ]:
-        if "Valdation" not in typo:
-            assert fold(name) in typo_candidates(fold(typo)), (typo, name)
+        assert fold(name) in typo_candidates(fold(typo)), (typo, name)
         assert match_typo(typo, name) is not None, (typo, name)
 
 
@@ -65,8 +63,10 @@ def test_an_extra_letter_and_one_more_are_candidates_up_to_14_letters() -> None:
     assert "validationerro" in typo_candidates("valifdationero")  # extra f, missing r
     assert "getquerysets" in typo_candidates("getquerzsetsx")  # wrong z, extra x
     assert "selectrelated" in typo_candidates("sekectrelatedd")  # wrong k, extra d
-    # past 14 letters only the letter-free two-edit variants are generated (D28)
-    assert "serializeresponse" not in typo_candidates("serialiseresponsee")
+    # what keeps a typo retry within a few ms: at most ~10k probes, and past 14
+    # letters only the letter-free two-edit variants (D28)
+    assert len(typo_candidates("getquerzsetsx")) < 12_000
+    assert len(typo_candidates("serialiseresponsee")) < 3_000
 
 
 def test_two_letter_free_edits_are_candidates_for_long_queries() -> None:
