@@ -126,6 +126,21 @@ def rq() -> Callable[..., Run]:
     return run
 
 
+def read_pty(master: int) -> str:
+    """Everything written to a pseudo-terminal until its last writer closes it (Linux
+    reports that as EIO, not end of file)."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks).decode()
+
+
 def corpus(name: str) -> Path:
     """A corpus from shared/corpora/get.sh, or skip the test with the reason."""
     p = CORPORA / name

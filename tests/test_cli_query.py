@@ -159,23 +159,15 @@ def _on_a_terminal(args: list[str], cwd: object, env: dict[str, str]) -> str:
     import pty
     import subprocess
 
-    from tests.conftest import rq_bin
+    from tests.conftest import read_pty, rq_bin
 
     master, slave = pty.openpty()
     p = subprocess.Popen([*rq_bin(), *args], cwd=cwd, stdout=slave, stderr=subprocess.PIPE, env=env)
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    out = read_pty(master)
     p.wait(timeout=60)
     os.close(master)
-    return b"".join(chunks).decode()
+    return out
 
 
 def test_colour_only_on_a_terminal_without_no_color(

@@ -105,7 +105,7 @@ def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None
     import pty
     import subprocess
 
-    from tests.conftest import rq_bin
+    from tests.conftest import read_pty, rq_bin
 
     repo = make_repo({f"m{i}.py": B.replace("beta", f"b{i}") for i in range(5)})
     master, slave = pty.openpty()
@@ -118,18 +118,9 @@ def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None
             timeout=60,
         )
         os.close(slave)
-        chunks = []
-        while True:
-            try:
-                data = os.read(master, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
+        err = read_pty(master)
     finally:
         os.close(master)
-    err = b"".join(chunks).decode()
     assert p.returncode == 0 and p.stdout == b""
     assert "\rrq: [########################] 5/5 files" in err
     assert "\r\x1b[K" in err  # the bar is cleared before the summary

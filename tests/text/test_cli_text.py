@@ -249,42 +249,14 @@ def big_graph(path: Path, n: int) -> None:
 def test_ceiling_cut_is_reported_never_empty(rq: RQ, tmp_path: Path) -> None:
     p = tmp_path / "big.json"
     big_graph(p, 20_500)
-    r = rq(
-        "--graph",
-        str(p),
-        "--text",
-        "widget part",
-        "--json",
-        "--ranker",
-        "text-ranker/bm25-v1",
-        "--limit",
-        "3",
-    )
+    ask = ("--graph", str(p), "--text", "widget part", "--ranker", "text-ranker/bm25-v1")
+    r = rq(*ask, "--json", "--limit", "3")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert doc["truncated"] is True and len(doc["results"]) == 3
-    h = rq(
-        "--graph",
-        str(p),
-        "--text",
-        "widget part",
-        "--ranker",
-        "text-ranker/bm25-v1",
-        "--limit",
-        "3",
-    )
+    h = rq(*ask, "--limit", "3")
     assert h.code == 0 and len(h.out.splitlines()) == 3 and "truncated" in h.err
-    again = rq(
-        "--graph",
-        str(p),
-        "--text",
-        "widget part",
-        "--json",
-        "--ranker",
-        "text-ranker/bm25-v1",
-        "--limit",
-        "3",
-    )
+    again = rq(*ask, "--json", "--limit", "3")
     assert again.out == r.out  # a new process, the same answer and truncation state
 
 

@@ -92,18 +92,25 @@ def tmux_env(tmp_path: Path) -> Iterator[tuple[Tmux, dict[str, str], Path]]:
         )
 
 
-@pytest.mark.tmux
-def test_escape_in_the_popup_exits_130_and_opens_nothing(
-    shop: Repo, tmux_env: tuple[Tmux, dict[str, str], Path]
-) -> None:
-    tmux, env, record = tmux_env
+def _attached_session(tmux: Tmux, env: dict[str, str], shop: Repo) -> PtyProcess:
+    """Session `t` running a shell in the shop, with a client attached on a
+    pseudo-terminal: display-popup needs an attached client, and that terminal
+    is also the keyboard the popup reads."""
     tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", str(shop.root), "/bin/sh")
-    client = PtyProcess(
+    return PtyProcess(
         ["tmux", "-L", tmux.socket, "-f", "/dev/null", "attach-session", "-t", "t"],
         cwd=shop.root,
         env=env,
         size=(200, 50),
     )
+
+
+@pytest.mark.tmux
+def test_escape_in_the_popup_exits_130_and_opens_nothing(
+    shop: Repo, tmux_env: tuple[Tmux, dict[str, str], Path]
+) -> None:
+    tmux, env, record = tmux_env
+    client = _attached_session(tmux, env, shop)
     try:
         client.expect("[t]", timeout=20)
         rq = " ".join(rq_bin())
@@ -123,15 +130,7 @@ def test_popup_picks_and_the_calling_pane_gets_the_choice(
     shop: Repo, tmux_env: tuple[Tmux, dict[str, str], Path], print_only: bool
 ) -> None:
     tmux, env, record = tmux_env
-    tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", str(shop.root), "/bin/sh")
-    # display-popup needs an attached client: attach one on a pseudo-terminal,
-    # which is also the keyboard the popup reads.
-    client = PtyProcess(
-        ["tmux", "-L", tmux.socket, "-f", "/dev/null", "attach-session", "-t", "t"],
-        cwd=shop.root,
-        env=env,
-        size=(200, 50),
-    )
+    client = _attached_session(tmux, env, shop)
     try:
         client.expect("[t]", timeout=20)  # tmux's status line names the session
         rq = " ".join(rq_bin())
