@@ -68,10 +68,13 @@ class PickerApp(App[Outcome]):
         session: SearchSession | None = None,
         frozen_latency_ms: float | None = None,
         tune_gc: bool = False,
+        warm: bool = True,
     ) -> None:
         """`frozen_latency_ms` fixes the latency the status line shows (snapshot tests).
 
         `tune_gc`: the collector policy of a real run (see `run` and `on_ready`).
+        `warm`: start the warmer for a repository that needs it (off: the index is
+        shown exactly as it is, e.g. to picture a warming index in a snapshot).
         """
         super().__init__()
         self.tune_gc = tune_gc
@@ -88,6 +91,7 @@ class PickerApp(App[Outcome]):
             all_repos=all_repos,
             limit=limit,
             frozen_latency_ms=frozen_latency_ms,
+            warm=warm,
         )
         self.register_theme(theming.load(theme, self.env))
         self.theme = theme
@@ -134,6 +138,7 @@ class PickerApp(App[Outcome]):
     def on_unmount(self) -> None:
         if self._picker.tokens:
             self._picker.tokens[-1].cancel()  # stop a running search before closing its index
+        self.session.finish()
         self.session.close()
         if self._gc_threshold is not None:  # give the process its collector back
             gc.set_threshold(*self._gc_threshold)

@@ -42,6 +42,9 @@ NARROW_WIDTH = 100
 STREAM_FRAME = 0.016
 # After the first search starts, when the syntax highlighter is loaded (s).
 PREWARM_AFTER = 0.3
+# While the index warms, how often the picker looks at its coverage and, when a
+# warmer committed since, re-runs the query so results appear as files are indexed (s).
+WATCH_EVERY = 0.25
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 
 
@@ -64,6 +67,16 @@ class Described(Message):
     all_repos: bool
     repository: str | None
     state: str
+
+
+@dataclass
+class Watched(Message):
+    """The index as the watcher found it: coverage, counts, and whether anyone committed."""
+
+    state: str
+    indexed: int
+    seen: int
+    changed: bool
 
 
 class PickerScreen(Screen[None]):
@@ -93,9 +106,11 @@ class PickerScreen(Screen[None]):
         all_repos: bool,
         limit: int,
         frozen_latency_ms: float | None = None,
+        warm: bool = True,
     ) -> None:
         super().__init__()
         self.session = session
+        self.warm_enabled = warm
         self.cwd = str(cwd)
         self.initial_query = query
         self.all_repos = all_repos
@@ -120,6 +135,9 @@ class PickerScreen(Screen[None]):
         self._no_match_timer: Timer | None = None
         self._held: BatchArrived | None = None  # an intermediate batch waiting for its frame
         self._held_timer: Timer | None = None
+        self._watch_timer: Timer | None = None
+        self._again: set[int] = set()  # generations that re-ran the same query
+        self.progress = ""  # "120/300 files indexed" while the index warms
 
     # --- layout -----------------------------------------------------------
 
@@ -147,6 +165,55 @@ class PickerScreen(Screen[None]):
         self._describe(self.all_repos)
         self.start_search(self.query_one("#query", Input).value)
         self.set_timer(PREWARM_AFTER, self._prewarm)
+        if self.warm_enabled:
+            self._warm_repository()
+
+    # --- warming ----------------------------------------------------------
+
+    @work(thread=True, group="warm", exit_on_error=False)
+    def _warm_repository(self) -> None:
+        # A never-indexed, warming or unchecked repository gets its warmer (a detached
+        # process: never the fork pool from these threads); the watcher follows it.
+        try:
+            started = self.session.warm()
+        except Exception as e:  # the store may be busy or broken: say so, keep searching
+            self.post_message(SearchFailed(self.generation, f"warming failed: {e}"))
+            return
+        if started is not None:
+            self.app.call_from_thread(self._start_watching)
+
+    def _start_watching(self) -> None:
+        if self._watch_timer is None:
+            self._watch_timer = self.set_interval(WATCH_EVERY, self._poll_index)
+
+    @work(thread=True, group="watch", exclusive=True, exit_on_error=False)
+    def _poll_index(self) -> None:
+        try:
+            state, indexed, seen = self.session.coverage()
+            changed = self.session.changed()
+        except Exception:
+            return
+        self.post_message(Watched(state, indexed, seen, changed))
+
+    @on(Watched)
+    def _index_polled(self, msg: Watched) -> None:
+        self.state = msg.state
+        if self.repository is None:
+            self._describe(self.all_repos)  # a first warm just named the repository
+        if msg.state == "complete":
+            self.progress = ""
+            if self._watch_timer is not None:
+                self._watch_timer.stop()
+                self._watch_timer = None
+        elif msg.seen:
+            self.progress = f"{msg.indexed}/{msg.seen} files indexed"
+        else:
+            self.progress = f"{msg.indexed} files indexed so far"
+        if msg.changed or msg.state == "complete":
+            query = self.query_one("#query", Input).value
+            if query.strip():
+                self.start_search(query, again=True)  # results appear as the warmer commits
+        self._refresh_status()
 
     @work(thread=True, group="prewarm", exit_on_error=False)
     def _prewarm(self) -> None:
@@ -165,11 +232,15 @@ class PickerScreen(Screen[None]):
     def _query_changed(self, event: Input.Changed) -> None:
         self.start_search(event.value)
 
-    def start_search(self, query: str) -> None:
+    def start_search(self, query: str, *, again: bool = False) -> None:
+        """Search for `query`; `again`: the same query re-run because the index changed
+        (the highlighted result stays highlighted if it is still listed)."""
         if self.tokens:
             self.tokens[-1].cancel()
         self.newest_seq.clear()  # only the new search's batches matter now
         self.generation += 1
+        if again:
+            self._again.add(self.generation)
         self.query_started = time.perf_counter()
         token = CancelToken()
         self.tokens.append(token)
@@ -237,7 +308,9 @@ class PickerScreen(Screen[None]):
         results = self.query_one("#results", ResultList)
         if batch.hits:
             self._cancel_no_match()
-            keep = self.shown_generation == msg.generation and results.highlighted not in (None, 0)
+            keep = (
+                self.shown_generation == msg.generation or msg.generation in self._again
+            ) and results.highlighted not in (None, 0)
             self.shown_generation = msg.generation
             results.show_hits(batch.hits, self.cwd, self.all_repos, keep=keep)
             self.count = len(batch.hits)
@@ -297,6 +370,8 @@ class PickerScreen(Screen[None]):
         self.repository = msg.repository
         if self.state == "…":
             self.state = msg.state
+        if msg.state != "complete" and msg.repository is not None:
+            self._start_watching()  # someone (a warmer, rq -q) may be warming it
         self._refresh_status()
 
     def _refresh_status(self) -> None:
@@ -309,7 +384,7 @@ class PickerScreen(Screen[None]):
             count=self.count,
             latency_ms=latency,
             all_repos=self.all_repos,
-            note=self.note,
+            note="; ".join(n for n in (self.progress, self.note) if n),
         )
 
     # --- the side pane ----------------------------------------------------

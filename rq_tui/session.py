@@ -1,28 +1,25 @@
-"""The picker's handle on the engine: one index connection, one search at a time, cancellable.
+"""The picker's handle on the engine's query service: one search at a time, cancellable, plus warming.
 
 No textual or rich here, so it can be driven (and tested) without a UI. The
-picker's search worker threads call `run()`; a lock serialises them because
-they share one sqlite3 connection (opened with check_same_thread=False by
-rq_engine.store.db.connect). A new keystroke cancels the running search
-through its CancelToken, so the next search waits at most one cancellation
-check (the pipeline checks between layers and inside scans).
+answer semantics live in rq_engine.search.service (shared with `rq -q` and the
+MCP face); this adds what a long-lived picker needs around them: a lock (the
+picker's search worker threads share one sqlite3 connection, opened with
+check_same_thread=False), a cancel token per keystroke, and the warmer.
+
+Warming from the picker never starts the fork pool from the picker's own
+threads: `warm` hands the repository to the detached `rq --warm` child; only
+with RQ_WARM_DETACH=0 (tests, debugging) does it warm here, in the calling
+thread on a connection of its own, parsing in-process (workers=1).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from rq_engine.search.service import QueryService
 from rq_engine.search.types import Batch, Cancelled, CancelToken
-
-if TYPE_CHECKING:
-    from rq_engine.search.pipeline import Searcher
-
-STALE_AFTER = 1.0  # seconds a warming repository's Searcher is reused
 
 
 class SearchSession:
@@ -30,35 +27,50 @@ class SearchSession:
         self.cwd = cwd
         self.db_path = db_path
         self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._searchers: dict[bool, Searcher] = {}
-        self._made: dict[bool, float] = {}
+        self._services: dict[bool, QueryService] = {}
+        self._version: int | None = None
+        self._symbols: tuple[object, ...] | None = None
 
-    def _searcher(self, all_repos: bool) -> Searcher:
-        # Called with the lock held. A Searcher reads the coverage state once; while
-        # the repository is not complete (a warm may be running), take a fresh one
-        # every STALE_AFTER so the status line follows the index (~1 ms: a few
-        # SELECTs and stats, no git process).
-        s = self._searchers.get(all_repos)
-        now = time.monotonic()
-        if s is not None and s.state != "complete" and now - self._made[all_repos] > STALE_AFTER:
-            s = None
-        if s is None:
-            from rq_engine.search.pipeline import Searcher
-            from rq_engine.store.db import connect
-
-            if self._conn is None:
-                self._conn = connect(self.db_path)
-            s = Searcher(self._conn, self.cwd, all_repos=all_repos)
-            self._searchers[all_repos] = s
-            self._made[all_repos] = now
-        return s
+    def _service(self, all_repos: bool) -> QueryService:
+        # Called with the lock held; the two services (this repository, all) share
+        # one connection.
+        svc = self._services.get(all_repos)
+        if svc is None:
+            other = self._services.get(not all_repos)
+            conn = other.conn if other is not None else None
+            svc = QueryService(
+                self.cwd, all_repos=all_repos, db_path=self.db_path, source="picker", conn=conn
+            )
+            self._services[all_repos] = svc
+        return svc
 
     def describe(self, all_repos: bool) -> tuple[str | None, str]:
         """(repository, coverage state) of the working directory, opening the index if needed."""
         with self._lock:
-            s = self._searcher(all_repos)
-            return s.repository, s.state
+            repository, state, _ = self._service(all_repos).describe()
+            return repository, state
+
+    def coverage(self) -> tuple[str, int, int]:
+        """(state, files indexed, files seen) of the working directory's repository."""
+        with self._lock:
+            return self._service(False).coverage()
+
+    def changed(self) -> bool:
+        """True when the index's symbols changed since the last call (a warmer's batch):
+        the picker then re-runs its query so results appear as they are indexed. Any
+        commit elsewhere moves SQLite's data_version (~free to read); only then are the
+        newest symbol id and the coverage compared (a verdict or counter write alone
+        changes neither)."""
+        with self._lock:
+            svc = self._service(False)
+            v = svc.data_version()
+            if v == self._version:
+                return False
+            self._version = v
+            mark = svc.index_mark()
+            moved = self._symbols is not None and mark != self._symbols
+            self._symbols = mark
+            return moved
 
     def run(
         self,
@@ -73,9 +85,9 @@ class SearchSession:
         with self._lock:
             if cancel.cancelled:
                 return False
-            s = self._searcher(all_repos)
+            svc = self._service(all_repos)
             try:
-                for batch in s.search(query, limit=limit, cancel=cancel):
+                for batch in svc.stream(query, limit=limit, cancel=cancel):
                     if cancel.cancelled:
                         return False
                     on_batch(batch)
@@ -83,6 +95,42 @@ class SearchSession:
                 return False
             # The pipeline may also stop quietly (no final batch) when cancelled.
             return not cancel.cancelled
+
+    def warm(self) -> str | None:
+        """Start warming the working directory's repository if it needs it: never
+        indexed, warming, or complete but not checked lately. Returns "detached" (a
+        warmer process runs), "here" (warmed in this thread, RQ_WARM_DETACH=0), or
+        None when nothing was needed. Call it from a worker thread."""
+        from rq_engine.index import warm as warming
+
+        with self._lock:
+            svc = self._service(False)
+            co = svc.needs_warming()
+            if co is None:
+                return None
+            if warming.detached():
+                warming.hand_off(svc.conn, co)
+                return "detached"
+        from rq_engine.index import lock, owner
+        from rq_engine.store.db import connect
+
+        conn = connect(self.db_path)
+        me = owner.me()
+        try:
+            if lock.claim(conn, co.identity, me):
+                try:
+                    warming.warm(conn, co, budget_ms=warming.warm_budget_ms(), workers=1)
+                finally:
+                    lock.release(conn, co.identity, me)
+        finally:
+            conn.close()
+        return "here"
+
+    def finish(self) -> None:
+        """Reap warmer processes this picker started that have exited."""
+        from rq_engine.index.warm import reap
+
+        reap()
 
     def close(self, timeout: float = 1.0) -> None:
         """Close the index, once the running search (already cancelled) has let go of it.
@@ -92,9 +140,10 @@ class SearchSession:
         if not self._lock.acquire(timeout=timeout):
             return
         try:
-            self._searchers.clear()
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            svc = self._services.pop(False, None)
+            other = self._services.pop(True, None)
+            for s in (svc, other):
+                if s is not None:
+                    s.close()  # (closing a shared connection twice is harmless)
         finally:
             self._lock.release()

@@ -55,7 +55,9 @@ def test_fuzzy_typo_and_separators(make_repo: Callable[..., Repo], rq: Callable[
 
 def test_json_and_ndjson(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
     repo = indexed(make_repo, rq)
-    arr = json.loads(rq("-q", "--json", "Order", cwd=repo.root).out)
+    doc = json.loads(rq("-q", "--json", "Order", cwd=repo.root).out)
+    assert (doc["query"], doc["coverage"]) == ("Order", "complete")
+    arr = doc["results"]
     assert [o["path"] for o in arr] == ["app/models.py", "tests/test_models.py", "app/views.py"]
     first = arr[0]
     assert first["line"] == 1 and first["end_line"] == 3
@@ -65,7 +67,7 @@ def test_json_and_ndjson(make_repo: Callable[..., Repo], rq: Callable[..., Run])
     assert isinstance(first["score"], float) and "explain" not in first
     lines = rq("-q", "--ndjson", "--explain", "--limit", "1", "Order", cwd=repo.root).out
     objs = [json.loads(x) for x in lines.splitlines()]
-    assert len(objs) == 1
+    assert len(objs) == 1 and objs[0]["coverage"] == "complete"
     feats = {p["feature"] for p in objs[0]["explain"]}
     assert {"exact", "case", "kind"} <= feats
 
@@ -91,7 +93,10 @@ def test_definitive_miss_exits_1_with_nothing_printed(
     assert (r.code, r.out, r.err) == (1, "", "")
     assert rq("-q", "--ndjson", "Zebra", cwd=repo.root).out == ""
     j = rq("-q", "--json", "Zebra", cwd=repo.root)
-    assert (j.code, json.loads(j.out)) == (1, [])
+    assert (j.code, json.loads(j.out)) == (
+        1,
+        {"query": "Zebra", "coverage": "complete", "results": []},
+    )
 
 
 def test_usage_errors_exit_64_with_one_line(
@@ -116,16 +121,16 @@ def test_unindexed_git_repo_is_indexed_first(
     assert rq("-q", "Zebra", cwd=repo.root).code == 1
 
 
-def test_non_git_directory_needs_rq_index(
+def test_an_untracked_plain_directory_is_scanned_live(
     tmp_path_factory: pytest.TempPathFactory, rq: Callable[..., Run]
 ) -> None:
     d = tmp_path_factory.mktemp("plain")
     (d / "a.py").write_text("def hello():\n    pass\n")
     r = rq("-q", "hello", cwd=d)
-    assert r.code == 2 and r.out == ""
-    assert r.err.strip() == f"rq: {d.resolve()} is not indexed; run rq --index {d.resolve()}"
-    assert rq("--index", str(d)).code == 0
-    assert rq("-q", "hello", cwd=d).out.startswith("a.py:1  function  hello")
+    assert (r.code, r.out) == (0, "a.py:1  function  hello\n")
+    # every file was scanned: a miss is definitive, and nothing was indexed
+    assert rq("-q", "Zebra", cwd=d).code == 1
+    assert "no repositories indexed" in rq("--status").out or "0 repositories" in rq("--status").out
 
 
 def test_piped_rq_query_behaves_as_rq_q(
@@ -186,18 +191,14 @@ def test_colour_only_on_a_terminal_without_no_color(
 def test_miss_on_an_incomplete_index_exits_2_with_a_note(
     make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
-    from rq_engine.core.identity import checkout_for
-    from rq_engine.index.indexer import run_index
-    from rq_engine.store.db import connect
-
     repo = make_repo(SRC)
-    conn = connect()
-    run_index(conn, checkout_for(repo.root), subtrees=["app"])  # a seed: coverage stays warming
-    conn.close()
-    hit = rq("-q", "Order", cwd=repo.root)
-    assert hit.code == 0 and hit.out.startswith("app/models.py:1")
-    miss = rq("-q", "Zebra", cwd=repo.root)
+    seed = rq("--index", str(repo.root), "--path", "app")  # a seed: coverage stays warming
+    assert seed.code == 0 and "warming" in seed.err
+    miss = rq("-q", "--no-wait", "Zebra", cwd=repo.root)
     assert miss.code == 2 and miss.out == ""
-    assert (
-        len(miss.err.splitlines()) == 1 and "incomplete" in miss.err and miss.err.startswith("rq: ")
-    )
+    assert len(miss.err.splitlines()) == 1 and "warming" in miss.err
+    assert miss.err.startswith("rq: ")
+    # (that answer then handed the rest to the warmer, here in-process: RQ_WARM_DETACH=0)
+    assert rq("-q", "Zebra", cwd=repo.root).code == 1
+    hit = rq("-q", "--no-wait", "Order", cwd=repo.root)
+    assert hit.code == 0 and hit.out.startswith("app/models.py:1")

@@ -61,9 +61,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--all-repos", action="store_true", help="search every indexed repository")
     q.add_argument("-C", dest="cwd", metavar="DIR", default=None, help="run as if started in DIR")
+    q.add_argument(
+        "--wait",
+        metavar="DUR",
+        default=None,
+        help="while the index warms, wait at most DUR for the answer (50ms, 2s, 1m, bare ms)",
+    )
+    q.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="answer from the index as it is now; a miss on a warming index exits 2",
+    )
     i = p.add_argument_group("index")
     i.add_argument("--index", nargs="?", const=".", metavar="DIR", help="index DIR (default .)")
+    i.add_argument(
+        "--path",
+        action="append",
+        metavar="SUB",
+        default=None,
+        help="with --index: index SUB first (repeatable); the rest warms through use",
+    )
     i.add_argument("--status", action="store_true", help="repositories, coverage, counts, sizes")
+    i.add_argument("--usage", action="store_true", help="how much rq was used, day by day")
+    # The detached warmer a search hands leftover indexing to (internal).
+    i.add_argument("--warm", metavar="ROOT", default=None, help=argparse.SUPPRESS)
     i.add_argument("--drop", nargs="?", const=".", metavar="DIR", help="forget DIR's repository")
     t = p.add_argument_group("text ranking over the code graph")
     t.add_argument("--text", metavar="WORDS", help="multi-word text query")
@@ -91,11 +112,41 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise UsageError("--json and --ndjson are exclusive")
     if ns.limit is not None and ns.limit < 1:
         raise UsageError("--limit takes a whole number of at least 1")
-    modes = [f for f in ("index", "status", "drop", "text", "export_graph") if getattr(ns, f)]
+    modes = [
+        f
+        for f in ("index", "status", "drop", "text", "export_graph", "usage", "warm")
+        if getattr(ns, f)
+    ]
     if len(modes) > 1:
         raise UsageError(
             f"--{modes[0].replace('_', '-')} and --{modes[1].replace('_', '-')} are exclusive"
         )
     if ns.ranker and not ns.text:
         raise UsageError("--ranker goes with --text")
+    if ns.path and ns.index is None:
+        raise UsageError("--path goes with --index")
+    if ns.no_wait and ns.wait is not None:
+        raise UsageError("--wait and --no-wait are exclusive")
+    ns.wait_ms = 0 if ns.no_wait else (parse_duration(ns.wait) if ns.wait is not None else None)
     return ns
+
+
+_UNITS = {"ms": 1, "s": 1000, "m": 60_000}
+
+
+def parse_duration(text: str) -> int:
+    """`50ms`, `2s`, `1m`, `1.5s` or bare milliseconds -> whole milliseconds (UsageError if not)."""
+    t = text.strip().lower()
+    for unit in ("ms", "s", "m"):
+        if t.endswith(unit):
+            num, scale = t[: -len(unit)], _UNITS[unit]
+            break
+    else:
+        num, scale = t, 1
+    try:
+        value = float(num)
+    except ValueError:
+        raise UsageError(f"--wait {text}: not a duration (50ms, 2s, 1m or milliseconds)") from None
+    if not value >= 0 or value == float("inf"):
+        raise UsageError(f"--wait {text}: a duration is a finite number, 0 or more")
+    return int(round(value * scale))

@@ -24,7 +24,7 @@ def run(ns: argparse.Namespace) -> int:
             return _status(sys.stdout)
         if ns.drop is not None:
             return _drop(ns.drop)
-        return _index(ns.index if ns.index is not None else ".")
+        return _index(ns.index if ns.index is not None else ".", ns.path or [])
     except sqlite3.Error as e:
         # e.g. "database is locked" past the busy timeout, a full disk, a corrupt file
         raise RqError(f"index error: {e}", ExitCode.IOERR) from e
@@ -79,22 +79,33 @@ class _Bar:
             self.out.flush()
 
 
-def _index(arg: str) -> int:
+def _index(arg: str, subtrees: list[str]) -> int:
     from rq_engine.core.identity import checkout_for
-    from rq_engine.index import walker
+    from rq_engine.index import gitstate, walker
 
     root = _dir(arg, "--index")
     # git lists the files (~40 ms on Django) while the indexer is imported and the
-    # store opened: the first parse starts that much sooner.
+    # store opened: the first parse starts that much sooner. `git status` runs
+    # meanwhile too: a complete sweep records what it found (index/fresh.py), so the
+    # next search trusts the index without asking git again.
     checkout = checkout_for(root)
-    walk = walker.start(checkout.root, git=checkout.git_dir is not None)
-    from rq_engine.index.indexer import index_under
+    subs = [_subtree(checkout.root, root, s) for s in subtrees]
+    walk = walker.start(checkout.root, git=checkout.git_dir is not None, subtrees=subs)
+    stamp = gitstate.stamp(checkout.git_dir)
+    status = gitstate.PendingStatus(checkout.root) if checkout.git_dir is not None else None
+    from rq_engine.index import fresh
+    from rq_engine.index.indexer import run_index
     from rq_engine.store.db import connect
 
     conn = connect()
     bar = _Bar(sys.stderr) if sys.stderr.isatty() else None
     try:
-        stats = index_under(conn, root, progress=bar, checkout=checkout, walk=walk)
+        stats = run_index(conn, checkout, subtrees=subs, progress=bar, walk=walk)
+        if stats.complete:
+            st = status.result() if status is not None else None
+            changed = bool(stats.files_indexed or stats.files_deleted)
+            dirty = st.dirty if st is not None else []
+            fresh.settle(conn, checkout, stats.repository_id, stamp, dirty, reindexed=changed)
     except KeyboardInterrupt:
         if bar:
             bar.clear()
@@ -112,11 +123,29 @@ def _index(arg: str) -> int:
         f"in {stats.seconds:.2f} s — {stats.identity}",
         file=sys.stderr,
     )
+    if subs and not stats.complete:
+        print(
+            "rq: coverage stays warming: the rest of the repository is indexed as it is searched",
+            file=sys.stderr,
+        )
     for e in stats.errors:
         print(f"rq:   {e}", file=sys.stderr)
     if stats.files_failed > len(stats.errors):
         print(f"rq:   … and more ({stats.files_failed} failures in all)", file=sys.stderr)
     return int(ExitCode.OK)
+
+
+def _subtree(root: Path, base: Path, sub: str) -> str:
+    """A --path argument (relative to the --index directory) as a repo-relative path."""
+    p = Path(sub).expanduser()
+    full = (base / p).resolve() if not p.is_absolute() else p.resolve()
+    try:
+        rel = full.relative_to(root)
+    except ValueError:
+        raise UsageError(f"--path {sub}: not inside {root}") from None
+    if not full.exists():
+        raise UsageError(f"--path {sub}: no such file or directory")
+    return rel.as_posix() if str(rel) != "." else ""
 
 
 # --- --drop ---------------------------------------------------------------------

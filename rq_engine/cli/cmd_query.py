@@ -1,17 +1,25 @@
 """`rq -q QUERY` (and `rq QUERY` piped): one-shot search, printed as data, with exit codes.
 
-Plain `path:line  kind  qualified.name` (colour only on a terminal without
-NO_COLOR), `--json` (one array) or `--ndjson` (one object a line), `--explain`
-for the score breakdown. Exit 0 on results, 1 on a definitive miss (complete
-index), 2 on a miss while the index is incomplete. Hot path: stdlib + the
-engine's query modules only (no tree-sitter, textual, rich, mcp on a hit; the
-indexer is imported only when a git repository has no index yet).
+Thin: rq_engine.search.service decides the answer (freshness, warming, waiting,
+validation); this module picks the wait policy, renders, and maps the outcome
+to an exit code — 0 results, 1 a definitive miss (complete index), 2 a miss
+while the index is incomplete (one line on stderr), 130 interrupted (Ctrl-C
+prints the best partial results first). Plain `path:line  kind  qualified.name`
+(colour only on a terminal without NO_COLOR), `--json` (one object: the
+coverage state and the results) or `--ndjson` (one result a line, each with the
+coverage state), `--explain` for the score breakdown.
+
+A person at a terminal waits for a warming index as long as it takes, told
+after ~500 ms what is happening, Ctrl-C being the escape; a program (a pipe,
+--json, --ndjson) waits silently within RQ_WAIT_BUDGET_MS. Hot path: stdlib +
+the engine's query modules only (no tree-sitter, textual, rich, mcp on a hit).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from rq_engine.core.errors import ExitCode, RqError
@@ -20,12 +28,16 @@ from rq_engine.core.errors import ExitCode, RqError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    import sqlite3
+    from collections.abc import Callable
     from typing import TextIO
 
+    from rq_engine.core.cancel import CancelToken
+    from rq_engine.search.service import Answer, Progress
     from rq_engine.search.types import Hit
 
 DEFAULT_LIMIT = 20
+# A person waiting on a warming index hears about it after this long (s).
+HEADS_UP_AFTER = 0.5
 _BOLD, _DIM, _CYAN, _MAG, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[35m", "\x1b[0m"
 
 
@@ -36,78 +48,131 @@ def _say(msg: str) -> None:
 def run(ns: argparse.Namespace) -> int:
     import sqlite3
 
-    from rq_engine.search.pipeline import Searcher
-    from rq_engine.store.paths import index_db_path
+    from rq_engine.core.cancel import CancelToken
+    from rq_engine.search.service import QueryService, Wait
 
     query: str = ns.query
     limit = ns.limit or DEFAULT_LIMIT
     cwd = Path(os.getcwd())
-    db = index_db_path()
+    human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
+    svc = QueryService(cwd, all_repos=ns.all_repos, source="cli")
+    cancel = CancelToken()
+    heads = _HeadsUp(sys.stderr, query) if human else None
+    restore = _on_sigint(cancel) if human else None
     try:
-        conn = _open(db, cwd)
-        searcher = Searcher(conn, cwd, all_repos=ns.all_repos)
-        if searcher.repository is None and not ns.all_repos:
-            conn = _first_index(conn, cwd)
-            searcher = Searcher(conn, cwd, all_repos=ns.all_repos)
-        final = None
-        for batch in searcher.search(query, limit=limit):
-            final = batch
+        answer = svc.answer(
+            query, limit=limit, wait=Wait.for_face(ns.wait_ms, human), cancel=cancel, progress=heads
+        )
     except sqlite3.DatabaseError as e:
-        raise RqError(f"cannot read index {db}: {e}", ExitCode.IOERR) from e
-    hits = final.hits if final is not None else []
-    if not hits:
-        if ns.json:
-            sys.stdout.write("[]\n")  # a program parsing the array gets an empty one
-        if searcher.state == "complete" or ns.all_repos:
-            return int(ExitCode.MISS)
-        _say(f"no match for {query!r} yet; the index of {searcher.root} is incomplete")
-        return int(ExitCode.WARMING)
+        raise RqError(f"cannot read the index: {e}", ExitCode.IOERR) from e
+    finally:
+        if restore is not None:
+            restore()
+        if heads is not None:
+            heads.clear()
+    code = _print(ns, answer, query, str(cwd))
+    try:
+        svc.finish(answer, flags=_flags(ns))  # counted after the answer is out (D13)
+    finally:
+        svc.close()
+    return code
+
+
+def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
     out = sys.stdout
-    where = str(cwd)
     if ns.json or ns.ndjson:
         import json  # deferred: only the program-facing outputs need it
 
         from rq_engine.search.render import hit_to_json
 
-        objs = [hit_to_json(h, where, ns.explain) for h in hits]
+        objs = [hit_to_json(h, where, ns.explain) for h in a.hits]
         if ns.json:
-            out.write(json.dumps(objs, ensure_ascii=False) + "\n")
+            doc = {"query": query, "coverage": a.state, "results": objs}
+            out.write(json.dumps(doc, ensure_ascii=False) + "\n")
         else:
+            for o in objs:
+                o["coverage"] = a.state
             out.write("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs))
-    else:
+    elif a.hits:
         colour = out.isatty() and "NO_COLOR" not in os.environ
-        _plain(out, hits, where, colour, ns.explain)
+        _plain(out, a.hits, where, colour, ns.explain)
     out.flush()
-    return int(ExitCode.OK)
+    if a.interrupted:
+        if not a.hits:
+            _say("interrupted; nothing found yet")
+        return int(ExitCode.INTERRUPTED)
+    if a.outcome == "hit":
+        return int(ExitCode.OK)
+    if a.outcome == "miss":
+        return int(ExitCode.MISS)
+    _say(f"no match for {query!r} yet: {a.note or 'the index is still warming'}")
+    return int(ExitCode.WARMING)
 
 
-def _open(db: Path, cwd: Path) -> sqlite3.Connection:
-    """Open the index; with none at all, a git work tree is indexed first, else exit 2."""
-    from rq_engine.store.db import connect
+def _flags(ns: argparse.Namespace) -> str:
+    from rq_engine.store.usage import flags_key
 
-    if db.exists():
-        return connect(db)
-    from rq_engine.core.identity import find_git_root
+    return flags_key(
+        "json" if ns.json else "",
+        "ndjson" if ns.ndjson else "",
+        "explain" if ns.explain else "",
+        "all-repos" if ns.all_repos else "",
+        "no-wait" if ns.no_wait else "",
+        "wait" if ns.wait is not None else "",
+    )
 
-    if find_git_root(cwd) is None:
-        raise RqError(f"{cwd} is not indexed; run rq --index {cwd}", ExitCode.WARMING)
-    return connect(db)
+
+def _on_sigint(cancel: CancelToken) -> Callable[[], None]:
+    """Ctrl-C while a person waits on warming: stop indexing, print what was found.
+    Installed only on this path; the previous handler comes back afterwards."""
+    import signal
+
+    old = signal.getsignal(signal.SIGINT)
+
+    def handler(signum: int, frame: object) -> None:
+        if cancel.cancelled:  # a second Ctrl-C: the user means it
+            signal.signal(signal.SIGINT, old)
+            raise KeyboardInterrupt
+        cancel.cancel()
+
+    signal.signal(signal.SIGINT, handler)
+
+    def restore() -> None:
+        signal.signal(signal.SIGINT, old)
+
+    return restore
 
 
-def _first_index(conn: sqlite3.Connection, cwd: Path) -> sqlite3.Connection:
-    """A git repository with no index yet is indexed before answering: never a false
-    'no matches'. (Until warming lands this is the whole repository, once.)"""
-    from rq_engine.core.identity import find_git_root
+class _HeadsUp:
+    """The one-line "indexing…" note for a person: after HEADS_UP_AFTER, redrawn in
+    place at most 10 times a second on a terminal, cleared once the answer is in."""
 
-    root = find_git_root(cwd)
-    if root is None:
-        raise RqError(f"{cwd} is not indexed; run rq --index {cwd}", ExitCode.WARMING)
-    if sys.stderr.isatty():
-        _say(f"indexing {root} (first search here)…")
-    from rq_engine.index.indexer import index_under  # deferred: the parse path is heavy
+    def __init__(self, err: TextIO, query: str) -> None:
+        self.err = err
+        self.query = query
+        self.tty = err.isatty()
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
 
-    index_under(conn, root)
-    return conn
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        if now - self.t0 < HEADS_UP_AFTER or (self.drawn and now - self.last < 0.1):
+            return
+        if self.drawn and not self.tty:
+            return  # a file or a pipe gets the note once, not a stream of redraws
+        self.last = now
+        who = "indexing" if p.waiting_on == "index" else "waiting for the warmer of"
+        count = f" {p.done}/{p.total} files" if p.total else ""
+        line = f"rq: {who} {p.root} for {self.query!r}…{count} (Ctrl-C shows what is found so far)"
+        self.err.write(("\r" + line + "\x1b[K") if self.tty else line + "\n")
+        self.err.flush()
+        self.drawn = True
+
+    def clear(self) -> None:
+        if self.drawn and self.tty:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
 
 
 def _plain(out: TextIO, hits: list[Hit], cwd: str, colour: bool, explain: bool) -> None:

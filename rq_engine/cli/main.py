@@ -53,6 +53,14 @@ def _dispatch(a: argparse.Namespace) -> int:
 
         print(f"rq {__version__}")
         return 0
+    if a.warm is not None:
+        from rq_engine.cli import cmd_warm
+
+        return cmd_warm.run(a)
+    if a.usage:
+        from rq_engine.cli import cmd_usage
+
+        return cmd_usage.run(a)
     if a.index is not None or a.status or a.drop is not None:
         from rq_engine.cli import cmd_index
 

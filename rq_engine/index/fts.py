@@ -8,13 +8,21 @@ directly: store.derived.ColdNames, and its rows into the FTS table: fill()),
 then in one transaction fills whatever is left and recreates the triggers.
 
 Crash safety: while the triggers are gone, meta `fts_suspended` holds the owner
-(pid + token), the first symbol id it may insert, and the triggers' own SQL.
-Any pass that finds an entry whose owner is dead repairs it: a full FTS
-'rebuild', the names queue reconciled with the symbols (store.derived
-.reconcile), plus the triggers. A writer that is not the owner and writes
-while the triggers are absent (a second process) sets `fts_needs_rebuild`,
-and the owner then rebuilds and reconciles instead of filling its own id range
-— so no row is ever left out of, or dangling in, the FTS or derived tables.
+(pid, process start time and a token) and the triggers' own SQL. Any pass that
+finds an entry whose owner is dead (the same pid with another start time is a
+new process, not the owner: index/owner.py) repairs it: a full FTS 'rebuild',
+the names queue reconciled with the symbols (store.derived.reconcile), plus
+the triggers.
+
+Every indexer batch written while the triggers are off — the owner's or
+another writer's — maintains FTS and the names queue itself, for exactly the
+files it touched: `forget` before their old rows go (FTS 'delete' with the old
+values, names queued as gone), `fill` after their new rows are in. So a bulk
+pass over an indexed repository (a pull, a checkout: index/indexer.py) can
+replace rows under suspended triggers, and a search's small pass running
+beside a warmer's bulk pass costs no rebuild. Another writer that deletes
+rows without doing so (`drop`) sets `fts_needs_rebuild` through note_write(),
+and the owner then rebuilds and reconciles at the end.
 
 Stdlib and rq_engine.store only.
 """
@@ -24,8 +32,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Collection
 
 from rq_engine.core.value import value
+from rq_engine.index import owner
 from rq_engine.store import derived
 from rq_engine.store.writes import transaction
 
@@ -38,8 +48,6 @@ TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 @value
 class Suspension:
     token: str
-    since_id: int  # rows with id > since_id were inserted without the trigger
-    filled: int = 0  # …and those up to `filled` are in the FTS table already (fill())
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -57,27 +65,19 @@ def _triggers(conn: sqlite3.Connection) -> dict[str, str]:
     }
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _owner_alive(state: dict[str, object]) -> bool:
+    who = owner.Owner.from_json(state)
+    return who is not None and owner.alive(who)
 
 
-def _restore(
-    conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool, filled: int = 0
-) -> None:
-    """Fill the FTS table for the rows after `filled` (or rebuild it, and reconcile the
-    derived names with the symbols) and recreate the triggers. Caller holds the
-    write transaction."""
+def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: bool) -> None:
+    """Recreate the triggers, after rebuilding the FTS table and reconciling the derived
+    names with the symbols when asked (a dead owner, or a write that skipped upkeep).
+    Without `rebuild`, every batch kept FTS whole itself (forget/fill). Caller holds
+    the write transaction."""
     if rebuild:
         conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
         derived.reconcile(conn)
-    else:
-        _fill_after(conn, max(filled, int(str(state["since_id"]))))
     have = _triggers(conn)
     saved = state.get("triggers")
     for name, sql in (saved if isinstance(saved, dict) else {}).items():
@@ -92,10 +92,11 @@ def repair(conn: sqlite3.Connection) -> bool:
     if raw is None:
         return False
     state = json.loads(raw)
-    if _alive(int(state.get("pid", 0))) and int(state.get("pid", 0)) != os.getpid():
-        return False  # a live cold pass elsewhere: it restores on its own
-    if int(state.get("pid", 0)) == os.getpid() and state.get("token") in _live_tokens:
-        return False  # ours, still running (nested call)
+    if int(state.get("pid", 0)) == os.getpid():
+        if state.get("token") in _live_tokens:
+            return False  # ours, still running (nested call)
+    elif _owner_alive(state):
+        return False  # a live bulk pass elsewhere: it restores on its own
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)  # re-read under the write lock
         if raw is None:
@@ -109,51 +110,84 @@ _live_tokens: set[str] = set()
 
 
 def suspend(conn: sqlite3.Connection) -> Suspension | None:
-    """Drop the FTS triggers for a cold pass. None when another live pass already did."""
+    """Drop the per-row triggers for a bulk pass. None when another live pass already did."""
     with transaction(conn):
         if _meta(conn, SUSPENDED_KEY) is not None:
-            return None  # our writes will note_write() themselves into a rebuild
+            return None  # someone's bulk pass: our batches keep FTS whole under it (forget/fill)
         trig = _triggers(conn)
-        since = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
         token = os.urandom(16).hex()  # (uuid: ~2 ms more to import)
-        state = {"pid": os.getpid(), "token": token, "since_id": since, "triggers": trig}
+        state = {**owner.me().as_json(), "token": token, "triggers": trig}
         conn.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?)", (SUSPENDED_KEY, json.dumps(state))
         )
         for name in trig:
             conn.execute(f'DROP TRIGGER "{name}"')
     _live_tokens.add(token)
-    return Suspension(token, since, since)
+    return Suspension(token)
 
 
-def fill(conn: sqlite3.Connection, own: Suspension) -> None:
-    """Index the rows the owner inserted since its last fill into FTS (inside its
-    batch's transaction). Per batch rather than once at the end: the same work, but
-    it overlaps parsing instead of adding ~75 ms of serial tail to a Django cold
-    pass (measured 1.71 -> 1.68 s), and a warming fuzzy search sees each batch as it
-    commits. Rows another writer slipped in between batches get filled too; its
-    note_write() forces a full rebuild at resume anyway."""
+def suspended(conn: sqlite3.Connection) -> str | None:
+    """The token of the suspension in force (inside the caller's transaction), or None."""
     raw = _meta(conn, SUSPENDED_KEY)
-    if raw is None or json.loads(raw).get("token") != own.token:
-        # Someone took us for dead and repaired (the triggers are back and index
-        # our rows themselves): filling them too would index them twice.
+    if raw is None:
+        return None
+    return str(json.loads(raw).get("token", ""))
+
+
+def _ids(file_ids: Collection[int]) -> str:
+    return ",".join(str(int(i)) for i in file_ids)
+
+
+def forget(conn: sqlite3.Connection, file_ids: Collection[int]) -> None:
+    """Before these files' symbol rows are deleted or replaced under suspended triggers:
+    take the rows out of FTS (an external-content table needs the old values) and
+    queue their names as gone, as the delete triggers would. No-op with triggers on."""
+    if not file_ids or suspended(conn) is None:
         return
-    own.filled = _fill_after(conn, own.filled)
+    ids = _ids(file_ids)
+    conn.execute(
+        "INSERT INTO symbols_fts(symbols_fts, rowid, name)"
+        f" SELECT 'delete', id, name FROM symbols WHERE file_id IN ({ids})"
+    )
+    conn.execute(
+        "INSERT OR IGNORE INTO names_pending(repository_id, name, gone)"
+        f" SELECT DISTINCT repository_id, name, 1 FROM symbols WHERE file_id IN ({ids})"
+    )
 
 
-def _fill_after(conn: sqlite3.Connection, after: int) -> int:
-    top = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
-    if top > after:
+def fill(
+    conn: sqlite3.Connection,
+    own: Suspension | None,
+    file_ids: Collection[int],
+    *,
+    queue_names: bool = False,
+) -> None:
+    """Index the rows just written for these files into FTS (inside their batch's
+    transaction) while the triggers are off; with `queue_names`, queue their names as
+    the insert trigger would (a writer that is not the owner: the owner writes its
+    names directly, store.derived.ColdNames). Per batch rather than once at the end:
+    the same work, but it overlaps parsing, and a warming fuzzy search sees each batch
+    as it commits. No-op when the triggers are on — including when someone took the
+    owner for dead and repaired (the triggers index the rows themselves then)."""
+    token = suspended(conn)
+    if token is None or not file_ids:
+        return
+    if own is not None and token != own.token:
+        queue_names = True  # the owner's suspension was repaired and replaced by another
+    ids = _ids(file_ids)
+    conn.execute(
+        f"INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE file_id IN ({ids})"
+    )
+    if queue_names:
         conn.execute(
-            "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?",
-            (after,),
+            "INSERT OR IGNORE INTO names_pending(repository_id, name, gone)"
+            f" SELECT DISTINCT repository_id, name, 0 FROM symbols WHERE file_id IN ({ids})"
         )
-    return top
 
 
 def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
-    """Call inside each write transaction: a write while someone else's suspension
-    holds means the owner's id-range fill can't be trusted; ask it to rebuild."""
+    """Call inside a write transaction that changes symbol rows without forget/fill
+    (a drop): under someone else's suspension the owner must then rebuild at the end."""
     raw = _meta(conn, SUSPENDED_KEY)
     if raw is None:
         return
@@ -163,22 +197,14 @@ def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
 
 
 def resume(conn: sqlite3.Connection, own: Suspension) -> None:
-    """End a cold pass: index its rows into FTS (or rebuild and reconcile if needed)
-    and restore the triggers. A reconcile's queued names are drained before it returns."""
+    """End a bulk pass: restore the triggers (rebuilding FTS and reconciling the names
+    first if a write skipped upkeep) and drain the names queue before returning."""
     _live_tokens.discard(own.token)
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)
         state = json.loads(raw) if raw is not None else {}
-        if state.get("token") != own.token:
-            # Repaired by someone who thought we were dead: FTS and names are whole.
-            if raw is not None:
-                # …and suspended again since: our later rows went in without
-                # triggers, so that suspension's owner must rebuild.
-                conn.execute(
-                    "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,)
-                )
-            return
-        rebuild = _meta(conn, NEEDS_REBUILD_KEY) is not None
-        _restore(conn, state, rebuild=rebuild, filled=own.filled)
-    if rebuild:
-        derived.drain(conn)
+        if state.get("token") == own.token:
+            _restore(conn, state, rebuild=_meta(conn, NEEDS_REBUILD_KEY) is not None)
+        # else repaired by someone who thought we were dead (and maybe suspended again
+        # since): every batch of ours kept FTS whole through forget/fill either way.
+    derived.drain(conn)  # the names forget() queued as gone, and a reconcile's

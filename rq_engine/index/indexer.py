@@ -3,10 +3,10 @@
 `run_index` is the seed's single core: collect candidates serially (walk + stat),
 parse the changed/new ones (forked workers, or in-process for a handful), write
 each batch of results in one transaction. Its parameters are what differ
-between callers: explicit `rq --index` (`index_under`, unbounded) today, and the
-warming modes next — opportunistic/time-boxed (`deadline`), block-until-answered
-(`cancel` from the waiting search), the detached child (unbounded, niced by its
-caller) — with active files first and optional subtrees.
+between callers: explicit `rq --index` (`index_under`, unbounded, optional
+subtrees), the time-boxed and cancellable warms of index/warm.py (`deadline`,
+`cancel`, a searching query's `leaf` tier first), the detached warmer, and a
+search revalidating its results (`files`).
 
 Must not import tree-sitter at module level (plugins load in parse.py, lazily),
 and never imports a face.
@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, checkout_for
 from rq_engine.core.value import field, value
-from rq_engine.index import fts, walker
+from rq_engine.index import fts, tiers, walker
 from rq_engine.index.parse import FAILED, GONE, OK, SAME, SKIPPED, Job, Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
 from rq_engine.lang import grammar, registry
-from rq_engine.search.types import CancelToken
 from rq_engine.store import derived, writes
 
 # A warming search only sees committed rows, so results commit at least this often.
@@ -47,10 +47,10 @@ BATCH_FILES = 256
 COLD_BATCH_SECONDS = 0.4
 COLD_BATCH_FILES = 4096
 COLD_TAIL_FILES = 128
-# A repo with no rows and at least this many files to parse is "cold": the per-row
-# FTS and names-queue triggers are suspended and the pass writes those tables
-# itself (index/fts.py, store.derived.ColdNames). Below it, the schema churn
-# isn't worth the ~ms saved.
+# A pass with at least this many files to parse (a first index, or a pull, a
+# checkout, a rebase) takes the bulk path: the per-row FTS and names-queue
+# triggers are suspended and the pass writes those tables itself (index/fts.py,
+# store.derived.ColdNames). Below it, the schema churn isn't worth the ~ms saved.
 COLD_MIN_FILES = 200
 # How many failure reasons a pass keeps for the report.
 MAX_ERRORS = 20
@@ -69,7 +69,9 @@ WRITER_BUSY_MS = 120_000
 
 @value
 class IndexProgress:
-    """One progress report: `phase` is walk|parse|finish; `done`/`total` count files to parse."""
+    """One progress report: `phase` is walk|parse|finish; `done`/`total` count files to
+    parse; `leaf_pending` how many files holding the query's leaf are not committed yet
+    (0 once every literal match of it is in the index)."""
 
     phase: str
     done: int
@@ -77,6 +79,7 @@ class IndexProgress:
     files_seen: int
     symbols: int
     elapsed: float
+    leaf_pending: int = 0
 
 
 @value
@@ -98,7 +101,7 @@ class IndexStats:
     files_total: int = 0  # file rows of the repository after the pass
     cancelled: bool = False  # stopped by the cancel token
     timed_out: bool = False  # stopped by the deadline
-    cold: bool = False  # per-row triggers suspended; derived tables written directly
+    cold: bool = False  # bulk pass: per-row triggers suspended; derived tables written directly
     walked_via: str = ""  # "git" | "native"
     errors: list[str] = field(default_factory=list)  # "path: reason", at most MAX_ERRORS
 
@@ -148,6 +151,10 @@ def run_index(
     *,
     active_files: Sequence[str] = (),
     subtrees: Sequence[str] = (),
+    files: Sequence[str] | None = None,
+    leaf: str | None = None,
+    hint: str | None = None,
+    tiers_only: bool = False,
     deadline: float | None = None,
     cancel: CancelToken | None = None,
     progress: Callable[[IndexProgress], None] | None = None,
@@ -157,16 +164,36 @@ def run_index(
 ) -> IndexStats:
     """One indexing pass over `checkout`.
 
-    `active_files` (repo-relative) are parsed first; `subtrees` limit the walk
-    (and leave coverage 'warming': a seed, not a fence); `deadline` is a
-    `time.monotonic()` instant after which the pass stops; `cancel` stops it
-    too. Either way every batch committed so far stays. Coverage becomes
-    'complete' only when an unrestricted pass finishes. `walk` is this pass's
-    walk if the caller started it (walker.start with the same subtrees) so git
-    could scan while it was importing and opening the store.
+    What differs between callers is only these parameters:
+    - `active_files` (repo-relative) are parsed first; then, with `leaf`, every
+      file whose text holds the query's leaf (index/tiers.py), `progress`
+      reporting how many of those are still to commit (`leaf_pending`); then
+      the rest in walk order, file names resembling `hint` first.
+    - `subtrees` limit the walk and leave coverage 'warming' (a seed, not a fence).
+    - `files` replaces the walk with these paths (a search revalidating its
+      results, a warm reindexing what git says moved); `tiers_only` parses only
+      the active and leaf tiers (a search beside a running warmer). Neither
+      changes the coverage state, but a never-indexed repository becomes warming.
+    - `deadline` (a `time.monotonic()` instant) and `cancel` stop the pass; every
+      batch committed so far stays.
+
+    Coverage becomes 'complete' only when an unrestricted pass finishes. `walk`
+    is this pass's walk if the caller started it (walker.start with the same
+    subtrees) so git could scan while it was importing and opening the store.
     """
     req = _Request(
-        tuple(active_files), tuple(subtrees), deadline, cancel, progress, workers, batch_files, walk
+        tuple(active_files),
+        tuple(subtrees),
+        None if files is None else tuple(files),
+        leaf,
+        hint,
+        tiers_only,
+        deadline,
+        cancel,
+        progress,
+        workers,
+        batch_files,
+        walk,
     )
     with _writer_settings(conn):
         return _run(conn, checkout, req)
@@ -190,6 +217,10 @@ def _writer_settings(conn: sqlite3.Connection) -> Iterator[None]:
 class _Request:
     active_files: tuple[str, ...]
     subtrees: tuple[str, ...]
+    files: tuple[str, ...] | None
+    leaf: str | None
+    hint: str | None
+    tiers_only: bool
     deadline: float | None
     cancel: CancelToken | None
     progress: Callable[[IndexProgress], None] | None
@@ -203,26 +234,39 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     stats = IndexStats(identity=checkout.identity, root=str(checkout.root))
     subtrees, progress = req.subtrees, req.progress
     root = str(checkout.root)
+    # A restricted pass touches only some files: it can neither complete coverage
+    # nor take deletions from what it did not list.
+    targeted = req.files is not None or req.tiers_only
+    leaf_pending: set[str] = set()
 
     def tick(phase: str, done: int, total: int) -> None:
         if progress is not None:
             progress(
                 IndexProgress(
-                    phase, done, total, stats.files_seen, stats.symbols, time.monotonic() - t0
+                    phase,
+                    done,
+                    total,
+                    stats.files_seen,
+                    stats.symbols,
+                    time.monotonic() - t0,
+                    len(leaf_pending),
                 )
             )
 
     # git scans the tree while the transactions below run (index/walker.py)
-    pending_walk = req.walk or walker.start(
-        checkout.root, git=checkout.git_dir is not None, subtrees=subtrees
-    )
+    pending_walk = None
+    if req.files is None:
+        pending_walk = req.walk or walker.start(
+            checkout.root, git=checkout.git_dir is not None, subtrees=subtrees
+        )
     fts.repair(conn)
     with writes.transaction(conn):
         repo_id = writes.upsert_repository(conn, checkout.identity)
         checkout_id = writes.upsert_checkout(conn, repo_id, root, checkout.branch)
         writes.prune_checkouts(conn, repo_id)
     stats.repository_id = repo_id
-    was_complete = writes.coverage_status(conn, repo_id) == "complete"
+    was = writes.coverage_status(conn, repo_id)
+    was_complete = was == "complete"
 
     # --- collect: walk, then one stat per candidate against one SELECT of the index
     tick("walk", 0, 0)
@@ -234,15 +278,138 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             grammar.preload()
         except Exception:
             pass
-    w = pending_walk.result()
-    stats.walked_via = w.via
-    if w.note:
-        stats.errors.append(w.note)
+    if pending_walk is not None:
+        w = pending_walk.result()
+        stats.walked_via = w.via
+        if w.note:
+            stats.errors.append(w.note)
+        paths = w.paths
+    else:
+        paths = list(dict.fromkeys(_rel(p) for p in req.files or ()))
+        stats.walked_via = "given"
+    jobs, doomed, listed = _collect(paths, root, states, stats)
+    if not targeted:
+        prefixes = [s.strip("/") + "/" for s in subtrees if s.strip("/") not in ("", ".")]
+        for path, old in states.items():
+            if path not in listed and (not prefixes or any(path.startswith(p) for p in prefixes)):
+                doomed.append(old.id)
+
+    # --- order: active files, the query's leaf tier, names like the query, the rest
+    if req.active_files or req.leaf or req.hint:
+        order, leaf_tier = tiers.order(
+            [j.path for j in jobs], root, active=req.active_files, leaf=req.leaf, hint=req.hint
+        )
+        by_path = {j.path: j for j in jobs}
+        jobs = [by_path[p] for p in order]
+        if req.tiers_only:
+            active = {_rel(a) for a in req.active_files}
+            jobs = [j for j in jobs if j.path in leaf_tier or j.path in active]
+        leaf_pending = {j.path for j in jobs if j.path in leaf_tier}
+
+    worked = bool(jobs or doomed)
+    start_status = was if targeted and was != "never" else "warming"
+    if worked or start_status != was:
+        with writes.transaction(conn):
+            gone = set(doomed)
+            fts.forget(conn, gone)  # (only when someone's bulk pass has the triggers off)
+            stats.files_deleted = len(gone)
+            writes.delete_files(conn, gone)
+            writes.set_coverage(conn, repo_id, start_status)
+        derived.after_batch(conn, repo_id)
+
+    # --- parse and write, one transaction per batch. Many files to parse (a first
+    # index, a pull, a checkout) take the bulk path: per-row triggers suspended.
+    suspension = fts.suspend(conn) if len(jobs) >= COLD_MIN_FILES else None
+    stats.cold = suspension is not None
+    cold = derived.ColdNames(repo_id) if suspension is not None else None
+    stopped = False
+    results = parse_all(
+        root, jobs, max_file_bytes(), req.workers, stop_poll=BATCH_SECONDS, keys=cold is not None
+    )
+    try:
+        tick("parse", 0, len(jobs))
+        pending: list[Parsed] = []
+        first_at = 0.0
+        done = 0
+        every, most = BATCH_SECONDS, req.batch_files
+        for res in results:
+            if res is not None:
+                if not pending:
+                    first_at = time.monotonic()
+                pending.append(res)
+                done += 1
+            now = time.monotonic()
+            if pending and (len(pending) >= most or now - first_at >= every):
+                _write_batch(conn, repo_id, pending, stats, suspension, cold)
+                leaf_pending.difference_update(r.path for r in pending)
+                pending = []
+                tick("parse", done, len(jobs))
+                # (a caller that asked for smaller batches, or a search still waiting
+                # on its leaf tier, keeps 50 ms commits)
+                if cold is not None and req.batch_files >= BATCH_FILES and not leaf_pending:
+                    every, most = _cold_batch(done, len(jobs), req.batch_files)
+            if req.cancel is not None and req.cancel.cancelled:
+                stats.cancelled = stopped = True
+            elif req.deadline is not None and now >= req.deadline:
+                stats.timed_out = stopped = True
+            if stopped:
+                break
+        if pending:
+            _write_batch(conn, repo_id, pending, stats, suspension, cold)
+            leaf_pending.difference_update(r.path for r in pending)
+            tick("parse", done, len(jobs))
+    finally:
+        results.close()  # terminates the pool now, not at garbage collection
+        if suspension is not None:
+            fts.resume(conn, suspension)
+
+    # --- finish: coverage, counts
+    tick("finish", len(jobs), len(jobs))
+    full_sweep = not subtrees and not targeted and not stopped
+    stats.files_total = writes.count_files(conn, repo_id)
+    if full_sweep:
+        status = "complete"
+    elif targeted:
+        status = start_status
+    else:
+        status = "warming"
+        if was_complete and not worked:
+            status = "complete"  # nothing changed under a complete index: still complete
+    partial = bool(subtrees) or targeted
+    if worked or status != was or not partial:
+        # (a targeted pass that changed nothing writes nothing: a search's revalidation
+        # must not wake every picker watching the index)
+        with writes.transaction(conn):
+            writes.set_coverage(
+                conn,
+                repo_id,
+                status,
+                files_seen=stats.files_seen if not partial else None,
+                files_indexed=stats.files_total,
+                files_skipped=stats.files_skipped if not partial else None,
+                files_failed=stats.files_failed if not partial else None,
+            )
+            writes.mark_checkout_indexed(conn, checkout_id)
+    stats.complete = status == "complete"
+    stats.symbols_total = writes.count_symbols(conn, repo_id)
+    stats.seconds = time.monotonic() - t0
+    return stats
+
+
+def _rel(path: str) -> str:
+    return path.replace(os.sep, "/").removeprefix("./")
+
+
+def _collect(
+    paths: Sequence[str], root: str, states: dict[str, writes.FileState], stats: IndexStats
+) -> tuple[list[Job], list[int], set[str]]:
+    """Which of `paths` to parse (new, or mtime/size moved), which indexed files lose
+    their rows (vanished, skipped, failed now), and which paths were listed."""
     limit = max_file_bytes()
     listed: set[str] = set()
     jobs: list[Job] = []
-    doomed: list[int] = []  # file ids whose rows go (skipped/failed/vanished now)
-    for path in _ordered(w.paths, req.active_files):
+    doomed: list[int] = []
+    for path in paths:
         lang = registry.language_for_path(path)
         if lang is None:
             continue
@@ -294,102 +461,13 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             continue
         if old is not None:
             doomed.append(old.id)
-    prefixes = [s.strip("/") + "/" for s in subtrees if s.strip("/") not in ("", ".")]
-    for path, old in states.items():
-        if path not in listed and (not prefixes or any(path.startswith(p) for p in prefixes)):
-            doomed.append(old.id)
-
-    worked = bool(jobs or doomed)
-    if worked or not was_complete:
-        with writes.transaction(conn):
-            fts.note_write(conn, None)
-            stats.files_deleted = len(set(doomed))
-            writes.delete_files(conn, set(doomed))
-            writes.set_coverage(conn, repo_id, "warming")
-        derived.after_batch(conn, repo_id)
-
-    # --- parse and write, one transaction per batch
-    suspension = fts.suspend(conn) if not states and len(jobs) >= COLD_MIN_FILES else None
-    stats.cold = suspension is not None
-    cold = derived.ColdNames(repo_id) if suspension is not None else None
-    stopped = False
-    results = parse_all(
-        root, jobs, limit, req.workers, stop_poll=BATCH_SECONDS, keys=cold is not None
-    )
-    try:
-        tick("parse", 0, len(jobs))
-        pending: list[Parsed] = []
-        first_at = 0.0
-        done = 0
-        every, most = BATCH_SECONDS, req.batch_files
-        for res in results:
-            if res is not None:
-                if not pending:
-                    first_at = time.monotonic()
-                pending.append(res)
-                done += 1
-            now = time.monotonic()
-            if pending and (len(pending) >= most or now - first_at >= every):
-                _write_batch(conn, repo_id, pending, states, stats, suspension, cold)
-                pending = []
-                tick("parse", done, len(jobs))
-                if cold is not None and req.batch_files >= BATCH_FILES:
-                    # (a caller that asked for smaller batches keeps them)
-                    every, most = _cold_batch(done, len(jobs), req.batch_files)
-            if req.cancel is not None and req.cancel.cancelled:
-                stats.cancelled = stopped = True
-            elif req.deadline is not None and now >= req.deadline:
-                stats.timed_out = stopped = True
-            if stopped:
-                break
-        if pending:
-            _write_batch(conn, repo_id, pending, states, stats, suspension, cold)
-            tick("parse", done, len(jobs))
-    finally:
-        results.close()  # terminates the pool now, not at garbage collection
-        if suspension is not None:
-            fts.resume(conn, suspension)
-
-    # --- finish: derived tables, coverage, counts
-    tick("finish", len(jobs), len(jobs))
-    full_sweep = not subtrees and not stopped
-    stats.files_total = writes.count_files(conn, repo_id)
-    status = "complete" if full_sweep else "warming"
-    if not full_sweep and was_complete and not worked:
-        status = "complete"  # nothing changed under a complete index: still complete
-    with writes.transaction(conn):
-        writes.set_coverage(
-            conn,
-            repo_id,
-            status,
-            files_seen=stats.files_seen if not subtrees else None,
-            files_indexed=stats.files_total,
-            files_skipped=stats.files_skipped if not subtrees else None,
-            files_failed=stats.files_failed if not subtrees else None,
-        )
-        writes.mark_checkout_indexed(conn, checkout_id)
-    stats.complete = status == "complete"
-    stats.symbols_total = writes.count_symbols(conn, repo_id)
-    stats.seconds = time.monotonic() - t0
-    return stats
+    return jobs, doomed, listed
 
 
 def _cold_batch(done: int, total: int, base: int) -> tuple[float, int]:
     """The next batch's bounds on a cold pass (seconds, files): see COLD_BATCH_SECONDS."""
     most = max(COLD_TAIL_FILES, min(COLD_BATCH_FILES, (total - done) // 3))
     return (COLD_BATCH_SECONDS if most > base else BATCH_SECONDS), most
-
-
-def _ordered(paths: list[str], active: Sequence[str]) -> Iterator[str]:
-    """Active (branch) files first, then everything else in walk order."""
-    if not active:
-        yield from paths
-        return
-    want = {a.replace(os.sep, "/").removeprefix("./") for a in active}
-    first = [p for p in paths if p in want]
-    yield from first
-    picked = set(first)
-    yield from (p for p in paths if p not in picked)
 
 
 def _fail(stats: IndexStats, path: str, reason: str) -> None:
@@ -402,39 +480,36 @@ def _write_batch(
     conn: sqlite3.Connection,
     repo_id: int,
     batch: list[Parsed],
-    states: dict[str, writes.FileState],
     stats: IndexStats,
     suspension: fts.Suspension | None,
     cold: derived.ColdNames | None = None,
 ) -> None:
-    """Write one batch of parse results in one transaction, with its new names on a
-    cold pass (`cold`), else refreshing the derived tables after it commits."""
+    """Write one batch of parse results in one transaction.
+
+    The files it replaces are looked up inside the transaction (another writer may
+    have indexed a path since this pass's snapshot). With the per-row triggers
+    off — this pass's bulk suspension or another's — the batch keeps FTS and the
+    names queue whole itself (fts.forget/fill); a bulk pass's own new names go in
+    directly (`cold`). Otherwise the derived tables are refreshed after it commits.
+    """
     indexed = unchanged = deleted = skipped = failed = bad = symbols = 0
     errors: list[str] = []
     with writes.transaction(conn):
-        fts.note_write(conn, suspension)
+        current = writes.file_ids(conn, repo_id, [r.path for r in batch])
+        replaced = [current[r.path] for r in batch if r.status != SAME and r.path in current]
+        fts.forget(conn, replaced)
         parsed = []
         for r in batch:
-            old = states.get(r.path)
+            old_id = current.get(r.path)
             if r.status == OK:
-                parsed.append(
-                    (
-                        r.path,
-                        r.language,
-                        r.mtime,
-                        r.size,
-                        r.content_hash,
-                        r.rows,
-                        old.id if old else None,
-                    )
-                )
+                parsed.append((r.path, r.language, r.mtime, r.size, r.content_hash, r.rows, old_id))
                 indexed += 1
                 symbols += len(r.rows)
                 if r.reason == "bad-encoding":
                     bad += 1
                 continue
-            if r.status == SAME and old is not None:
-                writes.touch_file(conn, old.id, r.mtime, r.size)
+            if r.status == SAME and old_id is not None:
+                writes.touch_file(conn, old_id, r.mtime, r.size)
                 unchanged += 1
                 continue
             if r.status == SKIPPED:
@@ -442,18 +517,17 @@ def _write_batch(
             elif r.status == FAILED:
                 failed += 1
                 errors.append(f"{r.path}: {r.reason}")
-            if old is not None:
-                writes.delete_files(conn, [old.id])
+            if old_id is not None:
+                writes.delete_files(conn, [old_id])
                 if r.status == GONE:
                     deleted += 1
-        writes.write_files(conn, repo_id, parsed)
+        written = writes.write_files(conn, repo_id, parsed)
         if cold is not None:
             for r in batch:
                 if r.keys:
                     cold.learn(r.keys)
             cold.write(conn, (row[0] for p in parsed for row in p[5]))
-        if suspension is not None:
-            fts.fill(conn, suspension)
+        fts.fill(conn, suspension, written, queue_names=cold is None)
     # Counted only once the transaction committed: a rolled-back batch wrote nothing.
     stats.files_indexed += indexed
     stats.files_unchanged += unchanged

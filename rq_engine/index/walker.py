@@ -11,6 +11,8 @@ each directory's .gitignore applies below it, deeper files override shallower
 ones, the last matching line wins, and a directory that is ignored is not
 entered (so `!x` under an ignored directory cannot bring `x` back, as in git).
 Directories holding a `.git` entry are other repositories and are not entered.
+The native walk is iterative and breadth-first; `walk_native_bounded` stops it
+after so many files, levels or seconds (the live scan of an untracked directory).
 
 Must not import tree-sitter or any plugin.
 """
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+import time
+from collections import deque
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +32,11 @@ from rq_engine.core.value import value
 if TYPE_CHECKING:
     # pathspec costs ~10 ms to import: only a walk outside git needs it (_load_ignore)
     from pathspec import GitIgnoreSpec
+
+# How many directory levels a bounded walk enters below its root. The deepest
+# file of the Linux, rustc, JDK and Django corpora sits 10 directories down;
+# deeper is a generated or pathological tree a live scan should not spend on.
+MAX_DEPTH = 64
 
 
 @value
@@ -152,9 +161,41 @@ def _ignored(stack: list[tuple[str, GitIgnoreSpec]], rel: str, is_dir: bool) -> 
 
 def walk_native(root: Path, subs: Sequence[str] = ()) -> list[str]:
     """The non-git walker: .gitignore files applied as git would. Sorted like git's output."""
-    want = [s for s in subs if s]
+    return _walk(root, [s for s in subs if s], None, (), None, None, None)[0]
+
+
+def walk_native_bounded(
+    root: Path,
+    max_files: int,
+    *,
+    keep: Callable[[str], bool] | None = None,
+    skip: Collection[str] = (),
+    max_depth: int = MAX_DEPTH,
+    deadline: float | None = None,
+) -> tuple[list[str], bool]:
+    """The native walk, stopped early: (paths sorted like git's, whether nothing was left out).
+
+    Only paths `keep` accepts are listed and counted; after `max_files` of them,
+    below `max_depth` directory levels or past `deadline` (a `time.monotonic()`
+    instant) the walk stops and says it was cut. Directories are visited
+    breadth-first, so a cut keeps the files nearest `root`. Directories named in
+    `skip` (root-relative) are not entered and do not count as a cut.
+    """
+    return _walk(root, [], keep, skip, max(max_files, 0), max_depth, deadline)
+
+
+def _walk(
+    root: Path,
+    want: list[str],
+    keep: Callable[[str], bool] | None,
+    skip: Collection[str],
+    max_files: int | None,
+    max_depth: int | None,
+    deadline: float | None,
+) -> tuple[list[str], bool]:
+    """Iterative (a tree 1,000 levels deep must not exhaust Python's stack), breadth-first."""
     out: list[str] = []
-    root_s = str(root)
+    skip = frozenset(skip)
 
     def in_scope(rel: str, is_dir: bool) -> bool:
         if not want:
@@ -166,14 +207,20 @@ def walk_native(root: Path, subs: Sequence[str] = ()) -> list[str]:
                 return True  # an ancestor of a subtree: walk through it
         return False
 
-    def visit(dirpath: str, rel_dir: str, stack: list[tuple[str, GitIgnoreSpec]]) -> None:
+    complete = True
+    todo: deque[tuple[str, str, int, list[tuple[str, GitIgnoreSpec]]]] = deque()
+    todo.append((str(root), "", 0, []))
+    while todo:
+        if deadline is not None and time.monotonic() >= deadline:
+            return _sorted(out), False
+        dirpath, rel_dir, depth, stack = todo.popleft()
         spec = _load_ignore(dirpath)
         if spec is not None:
             stack = [*stack, (rel_dir, spec)]
         try:
             entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
         except OSError:
-            return
+            continue
         for e in entries:
             if e.name == ".git":
                 continue
@@ -185,14 +232,21 @@ def walk_native(root: Path, subs: Sequence[str] = ()) -> list[str]:
             if not in_scope(rel, is_dir) or _ignored(stack, rel, is_dir):
                 continue
             if is_dir:
-                if os.path.lexists(os.path.join(e.path, ".git")):
+                if rel in skip or os.path.lexists(os.path.join(e.path, ".git")):
                     continue  # another repository: git does not list inside it
-                visit(e.path, rel, stack)
-            else:
+                if max_depth is not None and depth >= max_depth:
+                    complete = False  # (the rest of this level is still listed)
+                    continue
+                todo.append((e.path, rel, depth + 1, stack))
+            elif keep is None or keep(rel):
+                if max_files is not None and len(out) >= max_files:
+                    return _sorted(out), False
                 out.append(rel)
+    return _sorted(out), complete
 
-    visit(root_s, "", [])
-    # git sorts by byte order of the full path; the recursive walk sorts per
-    # directory name, which differs when a name sorts after "/" (e.g. "a-b" vs "a/b").
-    out.sort(key=lambda p: p.encode("utf-8", "surrogateescape"))
-    return out
+
+def _sorted(paths: list[str]) -> list[str]:
+    # git sorts by byte order of the full path; a walk sorts per directory name,
+    # which differs when a name sorts after "/" (e.g. "a-b" vs "a/b").
+    paths.sort(key=lambda p: p.encode("utf-8", "surrogateescape"))
+    return paths

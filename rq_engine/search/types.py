@@ -1,37 +1,14 @@
 """Result types shared by the pipeline and every face (CLI, picker, MCP).
 
+(`CancelToken`/`Cancelled` live in rq_engine.core.cancel and are re-exported here.)
+
 Faces render these objects; they never re-score or re-rank. Stdlib only.
 """
 
 from __future__ import annotations
 
-import threading
-
+from rq_engine.core.cancel import Cancelled, CancelToken
 from rq_engine.core.record import Record
-
-
-class Cancelled(Exception):
-    """Raised inside a search when its token is cancelled (the next keystroke arrived)."""
-
-
-class CancelToken:
-    """A cancel flag handed down into a search; checked between batches and inside scans."""
-
-    __slots__ = ("_event",)
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def check(self) -> None:
-        if self._event.is_set():
-            raise Cancelled()
 
 
 class Score(Record):
@@ -159,3 +136,6 @@ class Batch(Record):
         self.state = state
         self.elapsed_ms = elapsed_ms
         self.notes = [] if notes is None else notes
+
+
+__all__ = ["Batch", "Cancelled", "CancelToken", "Hit", "Score"]

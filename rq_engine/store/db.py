@@ -1,5 +1,8 @@
 """The one place that opens SQLite connections: WAL, busy timeout, foreign keys, migrations.
 
+`connect` opens the index file; `connect_memory` an in-memory store with the
+same schema (the live scan of an untracked directory indexes into it).
+
 No other module calls `sqlite3.connect` on the index (the text cache under
 $RQ_CACHE has its own opener in rq_engine.text).
 """
@@ -61,3 +64,20 @@ def connect(
         raise RqError(f"cannot open index {path}: {e}", ExitCode.IOERR) from e
     except OSError as e:
         raise RqError(f"cannot open index {path}: {e.strerror or e}", ExitCode.IOERR) from e
+
+
+def connect_memory() -> sqlite3.Connection:
+    """A private in-memory store with the index's schema (every migration applied).
+
+    Like `connect`: autocommit (`isolation_level=None`), usable from any thread,
+    foreign keys on. No WAL and no busy timeout: nobody else can open it. The
+    migrations cost ~3 ms (~8 ms the first time in a process); the database is
+    gone when the connection closes.
+    """
+    try:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrations.migrate(conn)
+        return conn
+    except sqlite3.DatabaseError as e:
+        raise RqError(f"cannot create an in-memory index: {e}", ExitCode.IOERR) from e

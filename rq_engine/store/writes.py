@@ -150,12 +150,14 @@ def write_files(
     conn: sqlite3.Connection,
     repository_id: int,
     items: Sequence[tuple[str, str, int, int, str, Sequence[SymbolRow], int | None]],
-) -> None:
+) -> list[int]:
     """Insert or replace files and all their symbols: (path, language, mtime, size,
     content_hash, rows, existing file id or None) each. One executemany for every
-    symbol of the batch (per-file calls cost ~25% more CPU on a cold pass)."""
+    symbol of the batch (per-file calls cost ~25% more CPU on a cold pass).
+    Returns the file ids written, in order."""
     t = now()
     sym: list[tuple[object, ...]] = []
+    ids: list[int] = []
     for path, language, mtime, size, content_hash, rows, existing_id in items:
         fid: int | None = existing_id
         if fid is None:
@@ -182,11 +184,38 @@ def write_files(
                 "indexed_at = ? WHERE id = ?",
                 (language, mtime, size, content_hash, t, fid),
             )
+        ids.append(fid)
         sym.extend(
             (repository_id, fid, n, n.lower(), k, v, language, line, end, parent)
             for n, k, v, line, end, parent in rows
         )
     conn.executemany(_INSERT_SYMBOL, sym)
+    return ids
+
+
+def file_ids(conn: sqlite3.Connection, repository_id: int, paths: Sequence[str]) -> dict[str, int]:
+    """The current file ids of these paths (inside a write transaction: what a batch
+    is about to replace, whatever another writer did since the pass's snapshot)."""
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        chunk = paths[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        out.update(
+            (str(p), int(fid))
+            for fid, p in conn.execute(
+                f"SELECT id, path FROM files WHERE repository_id = ? AND path IN ({marks})",
+                (repository_id, *chunk),
+            )
+        )
+    return out
+
+
+def set_commit_times(conn: sqlite3.Connection, repository_id: int, times: dict[str, int]) -> None:
+    """Record each file's last commit time (unix seconds), for the recency feature."""
+    conn.executemany(
+        "UPDATE files SET commit_time = ? WHERE repository_id = ? AND path = ?",
+        ((t, repository_id, p) for p, t in times.items()),
+    )
 
 
 def count_files(conn: sqlite3.Connection, repository_id: int) -> int:

@@ -20,7 +20,7 @@ from rq_engine.store.db import connect
 from rq_tui.app import NEVER, Outcome, PickerApp, finish
 from rq_tui.help import HelpScreen
 from rq_tui.results import ResultList
-from rq_tui.session import STALE_AFTER, SearchSession
+from rq_tui.session import SearchSession
 from tests.conftest import Repo
 from tests.tui.fixture import build_shop, build_warehouse, seed_only
 
@@ -379,37 +379,47 @@ def status_text(app: PickerApp) -> str:
     return str(app.picker.query_one("#status").render())
 
 
-def test_an_unindexed_directory_says_so(make_repo: Callable[..., Repo]) -> None:
+async def until(pilot: Pilot[object], cond: Callable[[], bool], timeout: float = 30) -> None:
+    """Let the app run until `cond` holds (an event the test waits on, not a duration)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        assert loop.time() < end, "the picker never got there"
+        await pilot.pause(0.05)
+
+
+def test_the_picker_warms_a_never_indexed_repository_itself(make_repo: Callable[..., Repo]) -> None:
     repo = build_shop(make_repo, index=False)
     app = PickerApp(cwd=repo.root, query="Refund")
 
     async def script(pilot: Pilot[object]) -> None:
-        await settle(pilot, 0.3)
-        assert "never" in status_text(app)
-        assert "not indexed" in results(app).render_line(0).text
+        # RQ_WARM_DETACH=0 (tests): the session warms in a worker thread, in-process
+        await until(pilot, lambda: "complete" in status_text(app))
+        await until(pilot, lambda: bool(names(app)))
+        assert names(app)[0] == "RefundProcessor"
 
     drive(app, script)
 
 
-def test_the_status_follows_a_warming_index_to_complete(make_repo: Callable[..., Repo]) -> None:
+def test_results_appear_as_someone_else_warms_the_index(make_repo: Callable[..., Repo]) -> None:
     repo = build_shop(make_repo, index=False)
     seed_only(repo, ["shop"])
-    app = PickerApp(cwd=repo.root, query="Ledger")
+    app = PickerApp(cwd=repo.root, query="Ledger", warm=False)
 
     async def script(pilot: Pilot[object]) -> None:
         await settle(pilot, 0.3)
         assert "warming" in status_text(app)
+        assert "files indexed" in status_text(app)  # the watcher's progress note
         assert names(app) == []  # engine/ is not indexed yet
         assert "still warming" in results(app).render_line(0).text
         conn = connect()
         try:
-            index_under(conn, repo.root)  # the rest of the repository, as a warm would
+            index_under(conn, repo.root)  # the rest of the repository, as a warmer would
         finally:
             conn.close()
-        await pilot.pause(STALE_AFTER + 0.1)
-        await pilot.press("backspace")
-        await settle(pilot)
-        assert "complete" in status_text(app)
+        # no keystroke: the picker notices the commits and asks again
+        await until(pilot, lambda: "complete" in status_text(app))
+        await until(pilot, lambda: bool(names(app)))
         assert names(app)[0] == "Ledger"
 
     drive(app, script)

@@ -1,0 +1,211 @@
+"""Has the work tree moved since it was indexed? The verdict a hit trusts, and the check a miss asks.
+
+"Moved" means a new HEAD, a dirty source file whose mtime or size differs from
+the indexed one (dirty-but-indexed is unchanged), or a file the index took in
+as an edit that no longer matches it (`git checkout -- f` leaves it clean, so
+status stops naming it, yet the index still holds the edit). `check` answers
+with the paths to reindex, forking `git status` (plus one `git diff` when HEAD
+moved); outside git, or when git fails, it asks for a stat walk instead.
+
+After a check or a sweep, `settle` records the verdict: the git-state stamp
+taken before the check (gitstate.stamp), when, the HEAD indexed, and the files
+held as edits. `fresh` is the hot path's question — does the stamp still match
+a verdict younger than RQ_WARM_RECHECK_MS (10 s)? — answered from one meta row
+and a few native reads, no fork (D16). An unstaged edit does not change the
+stamp, so it waits out the window; a miss never trusts the window, and a hit's
+results are revalidated by stat anyway (search/validate.py).
+
+Stdlib, rq_engine.core, rq_engine.lang's registry data and rq_engine.store only.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from rq_engine.core.env import env_ms
+from rq_engine.core.identity import Checkout
+from rq_engine.core.record import Record
+from rq_engine.index import gitstate
+from rq_engine.lang.registry import language_for_path
+
+# json, typing (through store.writes) cost ~5 ms to import: the hot path's
+# `fresh` needs neither, so they are imported by the functions that write.
+
+RECHECK_MS = 10_000  # RQ_WARM_RECHECK_MS: how long a "nothing moved" verdict is trusted
+VERDICT = "verdict:"  # + checkout root -> "<at ms> <stamp>" (plain: no json on the hot path)
+TRACKED = "tracked:"  # + checkout root -> {"head", "edits", "times_head"}
+
+
+def recheck_ms() -> int:
+    return env_ms("RQ_WARM_RECHECK_MS", RECHECK_MS)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _get(conn: sqlite3.Connection, key: str) -> dict[str, object]:
+    import json
+
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return {}
+    try:
+        val = json.loads(row[0])
+    except ValueError:
+        return {}
+    return val if isinstance(val, dict) else {}
+
+
+def _put(conn: sqlite3.Connection, key: str, val: dict[str, object]) -> None:
+    import json
+
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(val)))
+
+
+def fresh(conn: sqlite3.Connection, root: Path, git_dir: Path | None) -> bool:
+    """The hot path's question: a verdict younger than the recheck window whose stamp
+    still matches. No fork; one indexed read and a few small file reads."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (VERDICT + str(root),)).fetchone()
+    if row is None:
+        return False
+    at, _, stamp = str(row[0]).partition(" ")
+    try:
+        if _now_ms() - int(at) >= recheck_ms():
+            return False
+    except ValueError:
+        return False
+    return stamp == gitstate.stamp(git_dir)
+
+
+class Moved(Record):
+    """What a check found: `paths` to reindex, or `walk` (ask every file by stat).
+    `stamp` was taken before the check; `dirty` is what git called dirty."""
+
+    __slots__ = ("paths", "walk", "stamp", "dirty")
+    paths: list[str]
+    walk: bool
+    stamp: str
+    dirty: list[str]
+
+    def __init__(self, paths: list[str], walk: bool, stamp: str, dirty: list[str]) -> None:
+        self.paths = paths
+        self.walk = walk
+        self.stamp = stamp
+        self.dirty = dirty
+
+    @property
+    def moved(self) -> bool:
+        return self.walk or bool(self.paths)
+
+
+def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
+    """Ask git whether anything moved since the index was last settled (forks git)."""
+    gd = checkout.git_dir
+    st = gitstate.stamp(gd)  # before status: a change during the check leaves it stale
+    if gd is None:
+        return Moved([], True, st, [])
+    s = gitstate.status(checkout.root)
+    if s is None:
+        return Moved([], True, st, [])
+    tracked = _get(conn, TRACKED + str(checkout.root))
+    old_head = tracked.get("head")
+    new_head = gitstate.head(gd)
+    paths: set[str] = set()
+    walk = False
+    if new_head != old_head:
+        diff = None
+        if isinstance(old_head, str) and new_head:
+            diff = gitstate.changed_between(checkout.root, old_head, new_head)
+        if diff is None:
+            walk = True  # an unknown or unborn HEAD: let the stat walk decide
+        else:
+            paths.update(diff)
+    edits = tracked.get("edits")
+    candidates = {*s.dirty, *s.deleted, *(edits if isinstance(edits, list) else ())}
+    candidates = {p for p in candidates if isinstance(p, str) and language_for_path(p)}
+    indexed = _file_keys(conn, repo_id, sorted(candidates))
+    for p in candidates:
+        try:
+            sres = os.stat(os.path.join(checkout.root, p))
+            now = (sres.st_mtime_ns, sres.st_size)
+        except OSError:
+            now = None
+        if indexed.get(p) != now:
+            paths.add(p)
+    keep = sorted(p for p in paths if language_for_path(p))
+    return Moved(keep, walk, st, sorted(s.dirty))
+
+
+def _file_keys(
+    conn: sqlite3.Connection, repo_id: int, paths: list[str]
+) -> dict[str, tuple[int, int] | None]:
+    out: dict[str, tuple[int, int] | None] = {}
+    for i in range(0, len(paths), 500):
+        chunk = paths[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for p, mtime, size in conn.execute(
+            f"SELECT path, mtime, size FROM files WHERE repository_id = ? AND path IN ({marks})",
+            (repo_id, *chunk),
+        ):
+            out[str(p)] = (mtime, size) if mtime is not None and size is not None else None
+    return out
+
+
+def settle(
+    conn: sqlite3.Connection,
+    checkout: Checkout,
+    repo_id: int,
+    stamp: str,
+    dirty: list[str],
+    *,
+    reindexed: bool,
+) -> None:
+    """Record that the index matches the work tree as of `stamp` (taken before the check
+    or sweep that made it so): the verdict, the HEAD indexed, the files held as edits.
+    Commit times are captured here, only when something was reindexed or HEAD moved
+    since the last capture (a `git log` over COMMIT_WINDOW_DAYS)."""
+    from rq_engine.store import writes
+
+    root = str(checkout.root)
+    head = gitstate.head(checkout.git_dir)
+    tracked = _get(conn, TRACKED + root)
+    times: dict[str, int] = {}
+    if checkout.git_dir is not None and (reindexed or tracked.get("times_head") != head):
+        times = gitstate.commit_times(checkout.root)
+    with writes.transaction(conn):
+        if times:
+            writes.set_commit_times(conn, repo_id, times)
+        _put(
+            conn,
+            TRACKED + root,
+            {"head": head, "edits": sorted(set(dirty)), "times_head": head},
+        )
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+            (VERDICT + root, f"{_now_ms()} {stamp}"),
+        )
+
+
+def note_edits(conn: sqlite3.Connection, root: Path, paths: list[str]) -> None:
+    """Files a search revalidated singly: the index now holds them as they are, which
+    may be an uncommitted edit the next check must look at again."""
+    from rq_engine.store import writes
+
+    if not paths:
+        return
+    with writes.transaction(conn):
+        tracked = _get(conn, TRACKED + str(root))
+        edits = tracked.get("edits")
+        have = set(edits) if isinstance(edits, list) else set()
+        tracked["edits"] = sorted(have | set(paths))
+        _put(conn, TRACKED + str(root), tracked)
+
+
+def forget_verdict(conn: sqlite3.Connection, root: Path) -> None:
+    """The work tree moved under a verdict (a search saw a stale result): the next hit
+    asks again instead of trusting the window."""
+    conn.execute("DELETE FROM meta WHERE key = ?", (VERDICT + str(root),))

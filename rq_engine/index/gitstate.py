@@ -1,0 +1,230 @@
+"""What git says about a work tree: the native stamp (no fork), and the few questions that fork git.
+
+The stamp — HEAD's commit and `.git/index`'s mtime — is read natively (a few
+small reads and a stat, ~50 µs), because the search hot path compares it with
+the last verdict and must not fork. Staging, commits, checkouts and pulls change
+it; an unstaged edit does not (D16). The forking questions — `status`, what
+changed between two commits, the files a feature branch touched, recent commit
+times — run only when a warm or a miss needs them, each bounded by a timeout;
+a git that fails or hangs answers None and the caller falls back to a stat walk.
+
+Stdlib + rq_engine.core only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rq_engine.core.identity import common_dir_of
+from rq_engine.core.record import Record
+
+# A forked question gives up after this long (s): the caller then walks and stats.
+GIT_TIMEOUT = 20.0
+# Commit times older than this add nothing to recency (14-day half-life: 2^-6 at 84 days),
+# so `git log` reads only this far back however long the history is.
+COMMIT_WINDOW_DAYS = 90
+# Where a repository's trunk may be, in order (the remote's HEAD first).
+TRUNKS = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master", "refs/heads/trunk")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def resolve_ref(git_dir: Path, ref: str) -> str | None:
+    """The commit a ref names (loose file in the worktree's or the common dir, else packed)."""
+    common = common_dir_of(git_dir)
+    for base in (git_dir, common) if common != git_dir else (git_dir,):
+        text = _read(base / ref)
+        if text is not None:
+            if text.startswith("ref: "):
+                return resolve_ref(git_dir, text[5:].strip())
+            return text or None
+    packed = _read(common / "packed-refs")
+    if packed:
+        for line in packed.splitlines():
+            sha, _, name = line.partition(" ")
+            if name == ref:
+                return sha
+    return None
+
+
+def head(git_dir: Path | None) -> str | None:
+    """HEAD's commit, or None (not a git checkout, or no commit yet)."""
+    if git_dir is None:
+        return None
+    text = _read(git_dir / "HEAD")
+    if not text:
+        return None
+    if text.startswith("ref: "):
+        return resolve_ref(git_dir, text[5:].strip())
+    return text
+
+
+def stamp(git_dir: Path | None) -> str:
+    """HEAD commit + `.git/index` mtime (ns): what staging, commits, checkouts change.
+    "" outside git (only the recheck window then bounds a verdict)."""
+    if git_dir is None:
+        return ""
+    try:
+        mtime = os.stat(git_dir / "index").st_mtime_ns
+    except OSError:
+        mtime = 0
+    return f"{head(git_dir) or '-'}:{mtime}"
+
+
+class Status(Record):
+    """`git status`: paths (repo-relative) with uncommitted content, and paths gone."""
+
+    __slots__ = ("dirty", "deleted")
+    dirty: list[str]  # modified, added, untracked, renamed or copied to
+    deleted: list[str]  # deleted, renamed away
+
+    def __init__(self, dirty: list[str], deleted: list[str]) -> None:
+        self.dirty = dirty
+        self.deleted = deleted
+
+
+def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
+    import subprocess  # ~4 ms: only the forking questions need it, never the stamp
+
+    try:
+        p = subprocess.run(
+            ["git", "-c", "core.quotePath=false", *args],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+_STATUS = (
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--ignore-submodules=all",
+)
+
+
+def status(root: Path, timeout: float = GIT_TIMEOUT) -> Status | None:
+    """One `git status` (never writing the index: --no-optional-locks keeps the stamp
+    still), or None when git fails."""
+    out = _git(root, *_STATUS, timeout=timeout)
+    return None if out is None else _parse_status(out)
+
+
+class PendingStatus:
+    """`git status` running while the caller does other work (an explicit index)."""
+
+    def __init__(self, root: Path) -> None:
+        import subprocess
+
+        self.proc: subprocess.Popen[bytes] | None
+        try:
+            self.proc = subprocess.Popen(
+                ["git", "-c", "core.quotePath=false", *_STATUS],
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self.proc = None
+
+    def result(self) -> Status | None:
+        import subprocess
+
+        if self.proc is None:
+            return None
+        try:
+            out, _ = self.proc.communicate(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            return None
+        return _parse_status(out) if self.proc.returncode == 0 else None
+
+
+def _parse_status(out: bytes) -> Status:
+    dirty: list[str] = []
+    deleted: list[str] = []
+    parts = out.split(b"\0")
+    i = 0
+    while i < len(parts):
+        entry = parts[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        xy, path = entry[:2].decode("ascii", "replace"), os.fsdecode(entry[3:])
+        if xy[0] in "RC":  # the source path follows as its own field
+            if xy[0] == "R" and i < len(parts):
+                deleted.append(os.fsdecode(parts[i]))
+            i += 1
+        if "D" in xy and xy[0] not in "RC":
+            deleted.append(path)
+        else:
+            dirty.append(path)
+    return Status(dirty, deleted)
+
+
+def changed_between(root: Path, old: str, new: str) -> list[str] | None:
+    """Paths that differ between two commits (both sides of a rename), or None."""
+    out = _git(root, "diff", "--name-only", "-z", "--no-renames", old, new)
+    if out is None:
+        return None
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def trunk(git_dir: Path) -> tuple[str, str] | None:
+    """(ref, short name) of the repository's trunk, or None when it has none we know."""
+    for ref in TRUNKS:
+        sha = resolve_ref(git_dir, ref)
+        if sha:
+            if ref.endswith("/HEAD"):
+                target = _read(git_dir / ref) or _read(common_dir_of(git_dir) / ref) or ""
+                name = target.removeprefix("ref: ").rsplit("/", 1)[-1] or "HEAD"
+                return ref, name
+            return ref, ref.rsplit("/", 1)[-1]
+    return None
+
+
+def branch_files(root: Path, git_dir: Path | None, branch: str | None) -> list[str]:
+    """On a feature branch: files that differ from the trunk since the branch left it
+    (committed and uncommitted). The trunk itself, a detached HEAD or a repository
+    without a trunk: none (the trunk pays nothing)."""
+    if git_dir is None or branch is None:
+        return []
+    t = trunk(git_dir)
+    if t is None or t[1] == branch:
+        return []
+    base = _git(root, "merge-base", "HEAD", t[0])
+    if not base:
+        return []
+    out = _git(root, "diff", "--name-only", "-z", "--no-renames", base.decode().strip())
+    return [os.fsdecode(p) for p in (out or b"").split(b"\0") if p]
+
+
+def commit_times(root: Path, days: int = COMMIT_WINDOW_DAYS) -> dict[str, int]:
+    """path -> the unix time of the newest commit touching it, over the last `days`."""
+    out = _git(root, "log", f"--since={days}.days", "--format=%x01%ct", "--name-only", "-z")
+    times: dict[str, int] = {}
+    when = 0
+    for field in (out or b"").split(b"\0"):
+        for line in field.split(b"\n"):
+            if line.startswith(b"\x01"):
+                try:
+                    when = int(line[1:])
+                except ValueError:
+                    when = 0
+            elif line and when:
+                times.setdefault(os.fsdecode(line), when)  # newest first: keep the first
+    return times

@@ -1,0 +1,237 @@
+"""Warming: the time-boxed ways into run_index, the warmer's job, and handing it to a detached child.
+
+No daemon (seed, "No daemon"): a face answers first, then `hand_off` starts
+`rq --warm ROOT` in its own session with null stdio, niced, and exits. The
+child sweeps for at most RQ_WARM_BUDGET_MS; on a complete repository it first
+asks git whether anything moved (index/fresh.py) and usually just records the
+verdict. One warmer per repository (index/lock.py). RQ_WARM_DETACH=0 does the
+same work in the calling process (tests, debugging).
+
+The indexer is imported only when there is something to index: a hit that
+hands off pays a posix_spawn (~1 ms), not an import of the parse path.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rq_engine.core.cancel import CancelToken
+from rq_engine.core.env import env_ms
+from rq_engine.core.identity import Checkout
+from rq_engine.index import fresh, gitstate, lock, owner
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.index.indexer import IndexProgress, IndexStats
+
+WARM_BUDGET_MS = 30_000  # RQ_WARM_BUDGET_MS: one detached warmer's sweep, at most
+WARM_NICE = 10  # the detached child lowers its priority this much (its workers 10 more)
+
+_spawned: list[int] = []  # children this process started and has not reaped
+
+
+def index_budgeted(
+    conn: sqlite3.Connection, checkout: Checkout, budget_ms: int, **kw: object
+) -> IndexStats:
+    """Opportunistic and time-boxed: one run_index pass that stops `budget_ms` from now
+    (active files first when given), committing as it goes."""
+    from rq_engine.index.indexer import run_index
+
+    return run_index(conn, checkout, deadline=time.monotonic() + budget_ms / 1000, **kw)  # type: ignore[arg-type]
+
+
+def index_budgeted_cancellable(
+    conn: sqlite3.Connection,
+    checkout: Checkout,
+    budget_ms: int | None,
+    cancel: CancelToken,
+    **kw: object,
+) -> IndexStats:
+    """index_budgeted carrying the abort flag (Ctrl-C, the wait budget, an early answer)
+    down into the pass, which stops within a batch and keeps what it committed.
+    `budget_ms` None: no deadline (a person at a terminal; Ctrl-C is the escape)."""
+    from rq_engine.index.indexer import run_index
+
+    deadline = None if budget_ms is None else time.monotonic() + budget_ms / 1000
+    return run_index(conn, checkout, deadline=deadline, cancel=cancel, **kw)  # type: ignore[arg-type]
+
+
+def catch_up(
+    conn: sqlite3.Connection,
+    checkout: Checkout,
+    moved: fresh.Moved,
+    *,
+    budget_ms: int | None,
+    cancel: CancelToken | None = None,
+    leaf: str | None = None,
+    hint: str | None = None,
+    progress: Callable[[IndexProgress], None] | None = None,
+    workers: int | None = None,
+) -> IndexStats:
+    """Reindex what a check found moved: the named files alone when git could name them
+    (coverage stays as it was), else — or when there are many (a checkout, a pull) —
+    a full pass with those files first, which takes the bulk path."""
+    from rq_engine.index.indexer import COLD_MIN_FILES
+
+    tok = cancel or CancelToken()
+    if moved.walk or len(moved.paths) >= COLD_MIN_FILES:
+        return index_budgeted_cancellable(
+            conn,
+            checkout,
+            budget_ms,
+            tok,
+            active_files=moved.paths,
+            leaf=leaf,
+            hint=hint,
+            progress=progress,
+            workers=workers,
+        )
+    return index_budgeted_cancellable(
+        conn, checkout, budget_ms, tok, files=moved.paths, progress=progress, workers=workers
+    )
+
+
+def active_files(checkout: Checkout, status: gitstate.Status | None) -> list[str]:
+    """What a warm parses first: the branch's files against the trunk, then the dirty ones."""
+    files = gitstate.branch_files(checkout.root, checkout.git_dir, checkout.branch)
+    if status is not None:
+        files += status.dirty
+    return list(dict.fromkeys(files))
+
+
+def warm(
+    conn: sqlite3.Connection,
+    checkout: Checkout,
+    *,
+    budget_ms: int,
+    cancel: CancelToken | None = None,
+    workers: int | None = None,
+    progress: Callable[[IndexProgress], None] | None = None,
+) -> IndexStats | None:
+    """The warmer's job; the caller holds the warm lock. A complete repository: ask
+    whether anything moved, reindex that, record the verdict. Otherwise: sweep, active
+    files first, until coverage completes or the budget runs out. None when nothing
+    needed indexing."""
+    from rq_engine.store import writes
+
+    rid = writes.repository_id(conn, checkout.identity)
+    if rid is not None:
+        with writes.transaction(conn):
+            writes.prune_checkouts(conn, rid)  # a moved repository forgets its old path
+    if rid is not None and writes.coverage_status(conn, rid) == "complete":
+        moved = fresh.check(conn, checkout, rid)
+        if not moved.moved:
+            fresh.settle(conn, checkout, rid, moved.stamp, moved.dirty, reindexed=False)
+            return None
+        stats = catch_up(
+            conn,
+            checkout,
+            moved,
+            budget_ms=budget_ms,
+            cancel=cancel,
+            workers=workers,
+            progress=progress,
+        )
+    else:
+        stamp = gitstate.stamp(checkout.git_dir)
+        status = gitstate.status(checkout.root) if checkout.git_dir is not None else None
+        moved = fresh.Moved([], True, stamp, status.dirty if status else [])
+        stats = index_budgeted_cancellable(
+            conn,
+            checkout,
+            budget_ms,
+            cancel or CancelToken(),
+            active_files=active_files(checkout, status),
+            workers=workers,
+            progress=progress,
+        )
+    if stats.complete:
+        changed = bool(stats.files_indexed or stats.files_deleted)
+        fresh.settle(
+            conn, checkout, stats.repository_id, moved.stamp, moved.dirty, reindexed=changed
+        )
+    return stats
+
+
+def warm_budget_ms() -> int:
+    return env_ms("RQ_WARM_BUDGET_MS", WARM_BUDGET_MS)
+
+
+def detached() -> bool:
+    return os.environ.get("RQ_WARM_DETACH", "1").strip() != "0"
+
+
+def hand_off(conn: sqlite3.Connection, checkout: Checkout) -> int | None:
+    """Leave what is left of warming to a detached `rq --warm ROOT` (after the answer is
+    out). Nothing is started while another warmer lives. With RQ_WARM_DETACH=0 the
+    work is done here, now. The child's pid, or None."""
+    if not detached():
+        who = owner.me()
+        if lock.claim(conn, checkout.identity, who):
+            try:
+                warm(conn, checkout, budget_ms=warm_budget_ms())
+            finally:
+                lock.release(conn, checkout.identity, who)
+        return None
+    if lock.holder(conn, checkout.identity) is not None:
+        return None  # one read: the common case in a burst of queries
+    reap()
+    pid = lock.claim_for(conn, checkout.identity, lambda: _spawn(checkout.root))
+    if pid is not None:
+        _spawned.append(pid)
+    return pid
+
+
+def _spawn(root: Path) -> int:
+    """`python -m rq_engine --warm ROOT` in its own session, stdio on /dev/null."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        return os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-m", "rq_engine", "--warm", str(root)],
+            dict(os.environ),
+            file_actions=[(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)],
+            setsid=True,
+        )
+    finally:
+        os.close(null)
+
+
+def reap() -> None:
+    """Collect warmers this (long-lived) process started that have exited."""
+    for pid in list(_spawned):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _spawned.remove(pid)
+
+
+def run_child(root: Path) -> int:
+    """`rq --warm ROOT`: take the lock (a search may have claimed it for us), warm, let go."""
+    from rq_engine.core.identity import checkout_for
+    from rq_engine.store.db import connect
+
+    try:
+        os.nice(WARM_NICE)
+    except OSError:
+        pass
+    checkout = checkout_for(root)
+    conn = connect()
+    who = owner.me()
+    try:
+        if not lock.claim(conn, checkout.identity, who):
+            return 0  # another warmer is on it
+        try:
+            warm(conn, checkout, budget_ms=warm_budget_ms())
+        finally:
+            lock.release(conn, checkout.identity, who)
+    finally:
+        conn.close()
+    return 0

@@ -1,0 +1,539 @@
+"""The query service: one answer to a query, with the seed's freshness and warming rules.
+
+Every face calls this — `rq -q`, the picker, the MCP server — with a query, a
+limit, a wait policy and a cancel token; what it does is the seed's "Indexing
+model" and "Partial indexing":
+
+- complete and fresh: search, revalidate the results by stat (validate.py), done;
+  no fork of any kind within the recheck window (index/fresh.py, D16);
+- complete, a hit outside the window: answer now; `finish` hands the
+  "did anything move?" question to the detached warmer;
+- complete, a miss: ask git inline (a miss's exit code depends on it); what moved
+  is reindexed first, then the answer is definitive;
+- never indexed (a git work tree) or warming: block until answered. The search
+  indexes in-process — active files, then the files holding the query's leaf,
+  then the rest (index/tiers.py) — and answers once every literal match of the
+  leaf is committed, or the sweep completes; a live warmer already sweeping is
+  left to it (only this query's leaf tier is parsed here) and polled every
+  POLL_INTERVAL. Bounded by the wait policy; the cancel token (Ctrl-C, a new
+  keystroke) returns the best partial results;
+- an untracked non-git directory: a bounded live scan (search/live.py).
+
+`finish`, after the face printed, counts the search (usage_daily, D13) and hands
+leftover warming to the detached child. Imports on a hit: the pipeline, the
+store and index/fresh (stdlib reads); the indexer only when something is indexed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from rq_engine.core.cancel import CancelToken
+from rq_engine.core.env import env_ms
+from rq_engine.core.identity import Checkout, current_branch, git_dir_of
+from rq_engine.core.query import Query, parse
+from rq_engine.core.record import Record
+from rq_engine.index import fresh
+from rq_engine.search import validate
+from rq_engine.search.pipeline import Searcher
+from rq_engine.search.types import Batch, Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from rq_engine.index.indexer import IndexProgress
+
+# A search watching another process warm re-reads every POLL_INTERVAL: coarse
+# enough not to steal CPU or lock churn from the writer, fine enough that an
+# early answer or a completed sweep shows within a frame (seed).
+POLL_INTERVAL = 0.100
+# Programs (a pipe, --json) wait this long for a warming answer (RQ_WAIT_BUDGET_MS).
+WAIT_BUDGET_MS = 60_000
+# Revalidate-and-search rounds before results are shown as they are.
+VALIDATE_ROUNDS = 3
+# Query leaves that name a constructor (`Foo.new`): their tier is the class's files.
+_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize"})
+_LITERAL = frozenset({"exact", "prefix", "path"})
+
+
+class Wait(Record):
+    """How long an answer may wait on warming: None = until answered (a person at a
+    terminal; Ctrl-C is the escape), 0 = not at all (--no-wait), else milliseconds."""
+
+    __slots__ = ("budget_ms",)
+    budget_ms: int | None
+
+    def __init__(self, budget_ms: int | None) -> None:
+        self.budget_ms = budget_ms
+
+    @staticmethod
+    def for_face(wait_ms: int | None, interactive: bool) -> Wait:
+        """--wait/--no-wait when given; else unbounded for a person, the budget for programs."""
+        if wait_ms is not None:
+            return Wait(wait_ms)
+        if interactive:
+            return Wait(None)
+        return Wait(env_ms("RQ_WAIT_BUDGET_MS", WAIT_BUDGET_MS))
+
+    @property
+    def none(self) -> bool:
+        return self.budget_ms == 0
+
+
+class Progress(Record):
+    """Warming as a waiting face sees it: files parsed of those to parse, seconds waited."""
+
+    __slots__ = ("root", "done", "total", "elapsed", "waiting_on")
+    root: str
+    done: int
+    total: int
+    elapsed: float
+    waiting_on: str  # "index" (this process indexes) | "warmer" (another process does)
+
+    def __init__(self, root: str, done: int, total: int, elapsed: float, waiting_on: str) -> None:
+        self.root = root
+        self.done = done
+        self.total = total
+        self.elapsed = elapsed
+        self.waiting_on = waiting_on
+
+
+class Answer(Record):
+    """One query's answer. `outcome`: hit | miss (definitive: the index is complete) |
+    warming (nothing yet, and the index is not complete). `state` is the coverage of
+    the searched repository when the answer was made: never | warming | complete."""
+
+    __slots__ = ("hits", "outcome", "state", "root", "repository", "interrupted", "note")
+    hits: list[Hit]
+    outcome: str
+    state: str
+    root: str | None
+    repository: str | None
+    interrupted: bool
+    note: str
+
+    def __init__(
+        self,
+        hits: list[Hit],
+        outcome: str,
+        state: str,
+        root: str | None = None,
+        repository: str | None = None,
+        interrupted: bool = False,
+        note: str = "",
+    ) -> None:
+        self.hits = hits
+        self.outcome = outcome
+        self.state = state
+        self.root = root
+        self.repository = repository
+        self.interrupted = interrupted
+        self.note = note
+
+
+def tier_leaf(q: Query) -> str:
+    """What a file must hold for a literal answer to `q` to live in it."""
+    if q.looks_like_path:
+        return q.raw
+    if q.scope and q.leaf.lower() in _CTOR_ALIASES:
+        return q.scope[-1]  # `Foo.new`: Foo's own file, whatever its constructor is called
+    return q.leaf
+
+
+def literal(hits: list[Hit]) -> bool:
+    return any(h.layer in _LITERAL for h in hits)
+
+
+class QueryService:
+    """Answers queries from a working directory (its repository, or all with `all_repos`).
+
+    Holds one index connection; a face keeps one service per directory (the picker
+    for its lifetime, `rq -q` for one answer). Not thread-safe: callers serialise.
+    """
+
+    def __init__(
+        self,
+        cwd: Path,
+        *,
+        all_repos: bool = False,
+        db_path: Path | None = None,
+        source: str = "cli",
+        conn: sqlite3.Connection | None = None,
+    ) -> None:
+        self.cwd = Path(os.path.abspath(cwd))
+        self.all_repos = all_repos
+        self.db_path = db_path
+        self.source = source
+        self._conn = conn
+        self._handoff: Checkout | None = None
+        self._last: Answer | None = None
+        self._early = False  # the running pass was cancelled because the answer was in
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            from rq_engine.store.db import connect
+
+            self._conn = connect(self.db_path)
+        return self._conn
+
+    def searcher(self) -> Searcher:
+        """A Searcher reading the current coverage (cheap: a few indexed SELECTs)."""
+        return Searcher(self.conn, self.cwd, all_repos=self.all_repos)
+
+    def _search(self, s: Searcher, query: str, limit: int) -> list[Hit]:
+        final: Batch | None = None
+        for batch in s.search(query, limit=limit):
+            final = batch
+        return final.hits if final is not None else []
+
+    def _validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit]]:
+        """Search, and keep searching while the files behind the results moved (each
+        round reindexes them): a stale line, definition or file is never returned."""
+        s = self.searcher()
+        hits = self._search(s, query, limit)
+        for _ in range(VALIDATE_ROUNDS):
+            moved = validate.stale(self.conn, hits)
+            if not moved:
+                break
+            validate.refresh(self.conn, moved)
+            s = self.searcher()
+            hits = self._search(s, query, limit)
+        return s, hits
+
+    def _checkout(self, s: Searcher) -> Checkout:
+        """The current repository's checkout, from what the index knows (no config read)."""
+        gd = git_dir_of(s.root)
+        return Checkout(s.root, s.repository or f"local:{s.root}", current_branch(gd), gd)
+
+    def _answer(self, s: Searcher, hits: list[Hit], *, interrupted: bool = False) -> Answer:
+        state = s.state
+        if hits:
+            outcome = "hit"
+        elif self.all_repos:
+            outcome = "miss" if self._all_complete(s) else "warming"
+        else:
+            outcome = "miss" if state == "complete" else "warming"
+        note = ""
+        if outcome == "warming":
+            note = (
+                f"the index of {s.root} is {'not built' if state == 'never' else 'still warming'}"
+            )
+        a = Answer(
+            hits, outcome, state, str(s.root), s.repository, interrupted=interrupted, note=note
+        )
+        self._last = a
+        return a
+
+    def _all_complete(self, s: Searcher) -> bool:
+        rows = self.conn.execute(
+            "SELECT count(*) FROM repositories r LEFT JOIN coverage c ON c.repository_id = r.id"
+            " AND c.scope = 'full' WHERE coalesce(c.status, 'never') != 'complete'"
+        ).fetchone()
+        return int(rows[0]) == 0
+
+    # ------------------------------------------------------------------ answers
+
+    def answer(
+        self,
+        query: str,
+        *,
+        limit: int,
+        wait: Wait,
+        cancel: CancelToken | None = None,
+        progress: Callable[[Progress], None] | None = None,
+    ) -> Answer:
+        """The answer to `query`, blocking on warming as `wait` allows."""
+        tok = cancel or CancelToken()
+        s = self.searcher()
+        if s.repo_id is None and not self.all_repos:
+            from rq_engine.core.identity import checkout_for
+
+            co = checkout_for(self.cwd)
+            if co.git_dir is None:
+                return self._live(query, limit, wait, tok)
+            return self._warm_answer(s, co, query, limit, wait, tok, progress)
+        if s.state != "complete" and not self.all_repos:
+            return self._warm_answer(s, self._checkout(s), query, limit, wait, tok, progress)
+        s, hits = self._validated(query, limit)
+        if hits or self.all_repos or s.repo_id is None:
+            if s.repo_id is not None and not fresh.fresh(self.conn, s.root, git_dir_of(s.root)):
+                self._handoff = self._checkout(s)
+            return self._answer(s, hits)
+        return self._miss_on_complete(s, query, limit, wait, tok, progress)
+
+    def _miss_on_complete(
+        self,
+        s: Searcher,
+        query: str,
+        limit: int,
+        wait: Wait,
+        tok: CancelToken,
+        progress: Callable[[Progress], None] | None,
+    ) -> Answer:
+        """A miss against a complete index is definitive only if nothing moved: ask git."""
+        assert s.repo_id is not None
+        co = self._checkout(s)
+        moved = fresh.check(self.conn, co, s.repo_id)
+        if not moved.moved:
+            fresh.settle(self.conn, co, s.repo_id, moved.stamp, moved.dirty, reindexed=False)
+            return self._answer(s, [])
+        if wait.none:
+            self._handoff = co
+            a = self._answer(s, [])
+            a.outcome, a.note = "warming", f"{s.root} changed since it was indexed"
+            return a
+        from rq_engine.index.indexer import COLD_MIN_FILES
+        from rq_engine.index.warm import catch_up
+
+        t0 = time.monotonic()
+        q = parse(query)
+        if moved.walk or len(moved.paths) >= COLD_MIN_FILES:
+            # a checkout, a pull: block until answered, as on a warming index
+            report = self._reporter(co, t0, progress, tok, query, limit)
+        else:
+            report = self._reporter(co, t0, progress, None, query, limit)
+        stats = catch_up(
+            self.conn,
+            co,
+            moved,
+            budget_ms=wait.budget_ms,
+            cancel=tok,
+            leaf=tier_leaf(q),
+            hint=q.leaf,
+            progress=report,
+        )
+        if not stats.cancelled and not stats.timed_out and (stats.complete or not moved.walk):
+            fresh.settle(self.conn, co, s.repo_id, moved.stamp, moved.dirty, reindexed=True)
+        else:
+            self._handoff = co
+        s, hits = self._validated(query, limit)
+        return self._answer(s, hits, interrupted=stats.cancelled and not self._early)
+
+    def _warm_answer(
+        self,
+        s: Searcher,
+        co: Checkout,
+        query: str,
+        limit: int,
+        wait: Wait,
+        tok: CancelToken,
+        progress: Callable[[Progress], None] | None,
+    ) -> Answer:
+        """Block until answered: index in-process (or beside a live warmer), answer once
+        every literal match of the leaf is committed or the sweep completes."""
+        self._handoff = co
+        if wait.none:
+            s, hits = self._validated(query, limit) if s.repo_id is not None else (s, [])
+            return self._answer(s, hits)
+        from rq_engine.index import gitstate, lock, owner, warm
+
+        q = parse(query)
+        t0 = time.monotonic()
+        me = owner.me()
+        mine = lock.claim(self.conn, co.identity, me)
+        report = self._reporter(co, t0, progress, tok, query, limit)
+        status = gitstate.status(co.root) if co.git_dir is not None else None
+        stamp = gitstate.stamp(co.git_dir)
+        common = {
+            "active_files": warm.active_files(co, status),
+            "leaf": tier_leaf(q),
+            "hint": q.leaf,
+            "progress": report,
+        }
+        try:
+            if mine:
+                stats = warm.index_budgeted_cancellable(
+                    self.conn, co, wait.budget_ms, tok, **common
+                )
+            else:
+                # A warmer is sweeping: parse only this query's tiers, then watch it.
+                stats = warm.index_budgeted_cancellable(
+                    self.conn, co, wait.budget_ms, tok, tiers_only=True, **common
+                )
+        finally:
+            if mine:
+                lock.release(self.conn, co.identity, me)
+        if stats.complete:
+            dirty = status.dirty if status is not None else []
+            fresh.settle(self.conn, co, stats.repository_id, stamp, dirty, reindexed=True)
+        elif not mine and not self._early and not tok.cancelled:
+            self._watch(co, query, limit, wait, t0, tok, progress)
+        s, hits = self._validated(query, limit)
+        return self._answer(s, hits, interrupted=tok.cancelled and not self._early)
+
+    def _watch(
+        self,
+        co: Checkout,
+        query: str,
+        limit: int,
+        wait: Wait,
+        t0: float,
+        tok: CancelToken,
+        progress: Callable[[Progress], None] | None,
+    ) -> None:
+        """Poll another process's sweep until the answer appears, coverage completes,
+        the wait budget runs out or the token is cancelled."""
+        deadline = None if wait.budget_ms is None else t0 + wait.budget_ms / 1000
+        while not tok.wait(POLL_INTERVAL):
+            s = self.searcher()
+            if s.state == "complete":
+                return
+            if literal(self._search(s, query, limit)):
+                return
+            row = self.conn.execute(
+                "SELECT coalesce(files_indexed, 0), coalesce(files_seen, 0) FROM coverage"
+                " WHERE repository_id = ? AND scope = 'full'",
+                (s.repo_id or -1,),
+            ).fetchone()
+            if progress is not None and row is not None:
+                progress(Progress(str(co.root), row[0], row[1], time.monotonic() - t0, "warmer"))
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+
+    def _reporter(
+        self,
+        co: Checkout,
+        t0: float,
+        progress: Callable[[Progress], None] | None,
+        tok: CancelToken | None,
+        query: str,
+        limit: int,
+    ) -> Callable[[IndexProgress], None]:
+        """The pass's progress hook: tell the face, and once the leaf tier is committed,
+        search; literal hits then are the whole literal answer, so the pass stops
+        (through `tok`; without one the pass runs to its end)."""
+        self._early = False
+        searched = False
+
+        def on_progress(p: IndexProgress) -> None:
+            nonlocal searched
+            if progress is not None:
+                progress(Progress(str(co.root), p.done, p.total, time.monotonic() - t0, "index"))
+            if tok is None or p.phase != "parse" or p.leaf_pending or searched or tok.cancelled:
+                return
+            searched = True  # the leaf tier is whole: one search decides
+            if literal(self._search(self.searcher(), query, limit)):
+                self._early = True
+                tok.cancel()
+
+        return on_progress
+
+    def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
+        """An untracked non-git directory: a bounded in-memory scan, merged with the
+        indexed repositories below it."""
+        from rq_engine.search import live
+
+        res = live.scan(self.cwd, query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
+        if res.hits:
+            outcome = "hit"
+        else:
+            outcome = "miss" if res.complete else "warming"
+        note = ""
+        if not res.complete:
+            note = f"{self.cwd} is not indexed and too big to scan whole; run rq --index {self.cwd}"
+        a = Answer(res.hits, outcome, "never", str(self.cwd), None, tok.cancelled, note)
+        self._last = a
+        return a
+
+    # ------------------------------------------------------------------ streaming
+
+    def stream(self, query: str, *, limit: int, cancel: CancelToken) -> Iterator[Batch]:
+        """The picker's per-keystroke search: batches as the layers produce them, from the
+        index as it is (no warming here: `warm_in_background` does that); the final
+        batch is revalidated (its stale files reindexed in-process) before it is yielded."""
+        s = self.searcher()
+        final: Batch | None = None
+        for batch in s.search(query, limit=limit, cancel=cancel):
+            if batch.final:
+                final = batch
+            else:
+                yield batch
+        if final is None or cancel.cancelled:
+            return
+        if validate.stale(self.conn, final.hits):
+            s, hits = self._validated(query, limit)
+            final = Batch(hits, final.layer, True, s.state, final.elapsed_ms, final.notes)
+        yield final
+
+    def describe(self) -> tuple[str | None, str, Path]:
+        """(repository identity, coverage state, checkout root) of the working directory."""
+        s = self.searcher()
+        return s.repository, s.state, s.root
+
+    def coverage(self) -> tuple[str, int, int]:
+        """(state, files indexed, files seen) of the working directory's repository."""
+        s = self.searcher()
+        if s.repo_id is None:
+            return s.state, 0, 0
+        row = self.conn.execute(
+            "SELECT coalesce(files_indexed, 0), coalesce(files_seen, 0) FROM coverage"
+            " WHERE repository_id = ? AND scope = 'full'",
+            (s.repo_id,),
+        ).fetchone()
+        return (s.state, int(row[0]), int(row[1])) if row else (s.state, 0, 0)
+
+    def index_mark(self) -> tuple[object, ...]:
+        """What moves when symbols are written or coverage changes: the newest symbol id
+        (rowid max, O(1)) and the coverage state."""
+        top = self.conn.execute("SELECT max(id) FROM symbols").fetchone()[0]
+        return (top, self.coverage()[0])
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (a warmer's batch): re-query then."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def needs_warming(self) -> Checkout | None:
+        """The checkout a face should start the warmer for: never indexed (a git work
+        tree), warming, or complete but outside its verdict. None when fresh."""
+        s = self.searcher()
+        if s.repo_id is None:
+            from rq_engine.core.identity import checkout_for
+
+            co = checkout_for(self.cwd)
+            return co if co.git_dir is not None else None
+        if s.state != "complete" or not fresh.fresh(self.conn, s.root, git_dir_of(s.root)):
+            return self._checkout(s)
+        return None
+
+    # ------------------------------------------------------------------ after
+
+    def finish(self, answer: Answer | None = None, *, flags: str = "") -> None:
+        """After the face showed the answer: count it, then hand leftover warming to the
+        detached warmer. Never raises for either (the answer is already out)."""
+        a = answer or self._last
+        if a is not None:
+            from rq_engine.store import usage
+
+            usage.record(
+                self.conn,
+                source=self.source,
+                flags=flags,
+                outcome=a.outcome,
+                on_complete=a.state == "complete",
+            )
+        co, self._handoff = self._handoff, None
+        if co is not None:
+            start_warmer(self.conn, co)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
+    """Hand warming to the detached child (or do it here with RQ_WARM_DETACH=0); a
+    store that is busy or broken only means no warmer this time."""
+    from rq_engine.index.warm import hand_off
+
+    try:
+        hand_off(conn, co)
+    except (sqlite3.Error, OSError):
+        pass

@@ -1,0 +1,76 @@
+"""Staleness: the files behind results about to be shown are checked by stat; a changed one is reindexed.
+
+The index may be older than the work tree (an edit inside the recheck window,
+a warmer not done yet). Before a face presents results, the files behind them
+— the top N, a handful — are stat'ed against the indexed mtime and size
+(~5 µs each). A file that moved is reindexed alone through run_index (the one
+core; in-process, no fork pool: the picker calls this from a thread), a file
+that is gone loses its rows, and the caller searches again: a moved line, a
+deleted definition or a deleted file is never shown (seed: "Staleness").
+
+Imports the indexer only when a file changed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+from rq_engine.search.types import Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+def stale(conn: sqlite3.Connection, hits: Sequence[Hit]) -> dict[tuple[str, str], list[str]]:
+    """(checkout root, repository identity) -> paths whose file no longer matches the
+    index (changed, gone, or no longer indexed at all). Empty when all are current."""
+    groups: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for h in hits:
+        if h.root:
+            groups[(h.root, h.repository)].add(h.path)
+    out: dict[tuple[str, str], list[str]] = {}
+    for (root, ident), paths in groups.items():
+        want = sorted(paths)
+        marks = ",".join("?" * len(want))
+        keys = {
+            str(p): (m, s)
+            for p, m, s in conn.execute(
+                "SELECT f.path, f.mtime, f.size FROM files f JOIN repositories r"
+                f" ON r.id = f.repository_id WHERE r.identity = ? AND f.path IN ({marks})",
+                (ident, *want),
+            )
+        }
+        moved = []
+        for p in want:
+            try:
+                st = os.stat(os.path.join(root, p))
+                now: tuple[object, object] | None = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                now = None
+            if keys.get(p) != now:
+                moved.append(p)
+        if moved:
+            out[(root, ident)] = moved
+    return out
+
+
+def refresh(conn: sqlite3.Connection, moved: dict[tuple[str, str], list[str]]) -> None:
+    """Reindex the stale files (in this process, no fork), note them as held edits, and
+    drop the repository's verdict: what moved under it may not be alone."""
+    from rq_engine.core.identity import Checkout, current_branch, git_dir_of
+    from rq_engine.index import fresh
+    from rq_engine.index.indexer import run_index
+
+    for (root, ident), paths in moved.items():
+        r = Path(root)
+        gd = git_dir_of(r)
+        co = Checkout(root=r, identity=ident, branch=current_branch(gd), git_dir=gd)
+        run_index(conn, co, files=paths, workers=1)
+        with_git = gd is not None
+        if with_git:
+            fresh.note_edits(conn, r, paths)
+        fresh.forget_verdict(conn, r)
