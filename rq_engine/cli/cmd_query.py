@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
 from rq_engine.core.errors import ExitCode, RqError
 
@@ -53,7 +52,7 @@ def run(ns: argparse.Namespace) -> int:
 
     query: str = ns.query
     limit = ns.limit or DEFAULT_LIMIT
-    cwd = Path(os.getcwd())
+    cwd = os.getcwd()
     human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
     svc = QueryService(cwd, all_repos=ns.all_repos, source="cli")
     cancel = CancelToken()
@@ -70,7 +69,7 @@ def run(ns: argparse.Namespace) -> int:
             restore()
         if heads is not None:
             heads.clear()
-    code = _print(ns, answer, query, str(cwd))
+    code = _print(ns, answer, query, cwd)
     try:
         svc.finish(answer, flags=_flags(ns))  # counted after the answer is out (D13)
     finally:

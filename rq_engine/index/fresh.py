@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
 
 from rq_engine.core.env import env_ms
 from rq_engine.core.identity import Checkout
@@ -31,12 +30,12 @@ from rq_engine.core.record import Record
 from rq_engine.index import gitstate
 from rq_engine.lang.registry import language_for_path
 
-# json, typing (through store.writes) cost ~5 ms to import: the hot path's
-# `fresh` needs neither, so they are imported by the functions that write.
+# store.writes imports typing-free but heavier modules: the functions that write
+# import it; the hot path's `fresh` is one SELECT and a few native reads.
 
 RECHECK_MS = 10_000  # RQ_WARM_RECHECK_MS: how long a "nothing moved" verdict is trusted
 VERDICT = "verdict:"  # + checkout root -> "<at ms> <stamp>" (plain: no json on the hot path)
-TRACKED = "tracked:"  # + checkout root -> {"head", "edits", "times_head"}
+TRACKED = "tracked:"  # + checkout root -> Tracked, as lines
 
 
 def recheck_ms() -> int:
@@ -47,29 +46,44 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _get(conn: sqlite3.Connection, key: str) -> dict[str, object]:
-    import json
+class Tracked(Record):
+    """What the index holds of a checkout: the HEAD it indexed, the HEAD its commit
+    times were read at, and the files it took in as uncommitted edits."""
 
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    if row is None:
-        return {}
-    try:
-        val = json.loads(row[0])
-    except ValueError:
-        return {}
-    return val if isinstance(val, dict) else {}
+    __slots__ = ("head", "times_head", "edits")
+    head: str | None
+    times_head: str | None
+    edits: list[str]
 
-
-def _put(conn: sqlite3.Connection, key: str, val: dict[str, object]) -> None:
-    import json
-
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(val)))
+    def __init__(self, head: str | None, times_head: str | None, edits: list[str]) -> None:
+        self.head = head
+        self.times_head = times_head
+        self.edits = edits
 
 
-def fresh(conn: sqlite3.Connection, root: Path, git_dir: Path | None) -> bool:
+def _tracked(conn: sqlite3.Connection, root: str) -> Tracked:
+    # Plain lines, not JSON (~2 ms to import on a search revalidating an edit): the
+    # HEAD, the commit-times HEAD, then one edited path a line ("-" for none).
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (TRACKED + root,)).fetchone()
+    lines = str(row[0]).split("\n") if row else []
+    head = lines[0] if lines and lines[0] != "-" else None
+    times = lines[1] if len(lines) > 1 and lines[1] != "-" else None
+    return Tracked(head, times, [p for p in lines[2:] if p])
+
+
+def _put_tracked(conn: sqlite3.Connection, root: str, t: Tracked) -> None:
+    edits = sorted({p for p in t.edits if "\n" not in p})
+    text = "\n".join([t.head or "-", t.times_head or "-", *edits])
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (TRACKED + root, text))
+
+
+def fresh(
+    conn: sqlite3.Connection, root: str | os.PathLike[str], git_dir: str | os.PathLike[str] | None
+) -> bool:
     """The hot path's question: a verdict younger than the recheck window whose stamp
     still matches. No fork; one indexed read and a few small file reads."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (VERDICT + str(root),)).fetchone()
+    key = VERDICT + os.fspath(root)
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     if row is None:
         return False
     at, _, stamp = str(row[0]).partition(" ")
@@ -111,22 +125,20 @@ def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
     s = gitstate.status(checkout.root)
     if s is None:
         return Moved([], True, st, [])
-    tracked = _get(conn, TRACKED + str(checkout.root))
-    old_head = tracked.get("head")
+    tracked = _tracked(conn, str(checkout.root))
+    old_head = tracked.head
     new_head = gitstate.head(gd)
     paths: set[str] = set()
     walk = False
     if new_head != old_head:
         diff = None
-        if isinstance(old_head, str) and new_head:
+        if old_head and new_head:
             diff = gitstate.changed_between(checkout.root, old_head, new_head)
         if diff is None:
             walk = True  # an unknown or unborn HEAD: let the stat walk decide
         else:
             paths.update(diff)
-    edits = tracked.get("edits")
-    candidates = {*s.dirty, *s.deleted, *(edits if isinstance(edits, list) else ())}
-    candidates = {p for p in candidates if isinstance(p, str) and language_for_path(p)}
+    candidates = {p for p in (*s.dirty, *s.deleted, *tracked.edits) if language_for_path(p)}
     indexed = _file_keys(conn, repo_id, sorted(candidates))
     for p in candidates:
         try:
@@ -172,25 +184,21 @@ def settle(
 
     root = str(checkout.root)
     head = gitstate.head(checkout.git_dir)
-    tracked = _get(conn, TRACKED + root)
+    tracked = _tracked(conn, root)
     times: dict[str, int] = {}
-    if checkout.git_dir is not None and (reindexed or tracked.get("times_head") != head):
+    if checkout.git_dir is not None and (reindexed or tracked.times_head != head):
         times = gitstate.commit_times(checkout.root)
     with writes.transaction(conn):
         if times:
             writes.set_commit_times(conn, repo_id, times)
-        _put(
-            conn,
-            TRACKED + root,
-            {"head": head, "edits": sorted(set(dirty)), "times_head": head},
-        )
+        _put_tracked(conn, root, Tracked(head, head, list(dirty)))
         conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             (VERDICT + root, f"{_now_ms()} {stamp}"),
         )
 
 
-def note_edits(conn: sqlite3.Connection, root: Path, paths: list[str]) -> None:
+def note_edits(conn: sqlite3.Connection, root: str | os.PathLike[str], paths: list[str]) -> None:
     """Files a search revalidated singly: the index now holds them as they are, which
     may be an uncommitted edit the next check must look at again."""
     from rq_engine.store import writes
@@ -198,14 +206,6 @@ def note_edits(conn: sqlite3.Connection, root: Path, paths: list[str]) -> None:
     if not paths:
         return
     with writes.transaction(conn):
-        tracked = _get(conn, TRACKED + str(root))
-        edits = tracked.get("edits")
-        have = set(edits) if isinstance(edits, list) else set()
-        tracked["edits"] = sorted(have | set(paths))
-        _put(conn, TRACKED + str(root), tracked)
-
-
-def forget_verdict(conn: sqlite3.Connection, root: Path) -> None:
-    """The work tree moved under a verdict (a search saw a stale result): the next hit
-    asks again instead of trusting the window."""
-    conn.execute("DELETE FROM meta WHERE key = ?", (VERDICT + str(root),))
+        tracked = _tracked(conn, os.fspath(root))
+        tracked.edits = [*tracked.edits, *paths]
+        _put_tracked(conn, os.fspath(root), tracked)

@@ -29,7 +29,6 @@ Stdlib and rq_engine.store only.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Collection
@@ -48,6 +47,19 @@ TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 @value
 class Suspension:
     token: str
+
+
+def _loads(raw: str) -> dict[str, object]:
+    import json  # (~2 ms: a pass that finds no suspension reads one meta row, no JSON)
+
+    val = json.loads(raw)
+    return val if isinstance(val, dict) else {}
+
+
+def _dumps(state: dict[str, object]) -> str:
+    import json
+
+    return json.dumps(state)
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -91,8 +103,9 @@ def repair(conn: sqlite3.Connection) -> bool:
     raw = _meta(conn, SUSPENDED_KEY)
     if raw is None:
         return False
-    state = json.loads(raw)
-    if int(state.get("pid", 0)) == os.getpid():
+    state = _loads(raw)
+    who = owner.Owner.from_json(state)
+    if who is not None and who.pid == os.getpid():
         if state.get("token") in _live_tokens:
             return False  # ours, still running (nested call)
     elif _owner_alive(state):
@@ -101,7 +114,7 @@ def repair(conn: sqlite3.Connection) -> bool:
         raw = _meta(conn, SUSPENDED_KEY)  # re-read under the write lock
         if raw is None:
             return False
-        _restore(conn, json.loads(raw), rebuild=True)
+        _restore(conn, _loads(raw), rebuild=True)
     derived.drain(conn)
     return True
 
@@ -117,9 +130,7 @@ def suspend(conn: sqlite3.Connection) -> Suspension | None:
         trig = _triggers(conn)
         token = os.urandom(16).hex()  # (uuid: ~2 ms more to import)
         state = {**owner.me().as_json(), "token": token, "triggers": trig}
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?)", (SUSPENDED_KEY, json.dumps(state))
-        )
+        conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (SUSPENDED_KEY, _dumps(state)))
         for name in trig:
             conn.execute(f'DROP TRIGGER "{name}"')
     _live_tokens.add(token)
@@ -131,7 +142,7 @@ def suspended(conn: sqlite3.Connection) -> str | None:
     raw = _meta(conn, SUSPENDED_KEY)
     if raw is None:
         return None
-    return str(json.loads(raw).get("token", ""))
+    return str(_loads(raw).get("token", ""))
 
 
 def _ids(file_ids: Collection[int]) -> str:
@@ -191,7 +202,7 @@ def note_write(conn: sqlite3.Connection, own: Suspension | None) -> None:
     raw = _meta(conn, SUSPENDED_KEY)
     if raw is None:
         return
-    if own is not None and json.loads(raw).get("token") == own.token:
+    if own is not None and _loads(raw).get("token") == own.token:
         return
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (NEEDS_REBUILD_KEY,))
 
@@ -202,7 +213,7 @@ def resume(conn: sqlite3.Connection, own: Suspension) -> None:
     _live_tokens.discard(own.token)
     with transaction(conn):
         raw = _meta(conn, SUSPENDED_KEY)
-        state = json.loads(raw) if raw is not None else {}
+        state = _loads(raw) if raw is not None else {}
         if state.get("token") == own.token:
             _restore(conn, state, rebuild=_meta(conn, NEEDS_REBUILD_KEY) is not None)
         # else repaired by someone who thought we were dead (and maybe suspended again

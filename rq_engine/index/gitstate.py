@@ -14,10 +14,15 @@ Stdlib + rq_engine.core only.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from rq_engine.core.identity import common_dir_of
+from rq_engine.core.identity import common_dir
 from rq_engine.core.record import Record
+
+# Paths are str or os.PathLike: the stamp runs on the search hot path, where
+# pathlib (~5 ms to import) is not loaded.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    StrPath = str | os.PathLike[str]
 
 # A forked question gives up after this long (s): the caller then walks and stats.
 GIT_TIMEOUT = 20.0
@@ -28,23 +33,25 @@ COMMIT_WINDOW_DAYS = 90
 TRUNKS = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master", "refs/heads/trunk")
 
 
-def _read(path: Path) -> str | None:
+def _read(path: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace").strip()
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().strip()
     except OSError:
         return None
 
 
-def resolve_ref(git_dir: Path, ref: str) -> str | None:
+def resolve_ref(git_dir: StrPath, ref: str) -> str | None:
     """The commit a ref names (loose file in the worktree's or the common dir, else packed)."""
-    common = common_dir_of(git_dir)
-    for base in (git_dir, common) if common != git_dir else (git_dir,):
-        text = _read(base / ref)
+    gd = os.fspath(git_dir)
+    common = common_dir(gd)
+    for base in (gd, common) if common != gd else (gd,):
+        text = _read(os.path.join(base, ref))
         if text is not None:
             if text.startswith("ref: "):
                 return resolve_ref(git_dir, text[5:].strip())
             return text or None
-    packed = _read(common / "packed-refs")
+    packed = _read(os.path.join(common, "packed-refs"))
     if packed:
         for line in packed.splitlines():
             sha, _, name = line.partition(" ")
@@ -53,11 +60,11 @@ def resolve_ref(git_dir: Path, ref: str) -> str | None:
     return None
 
 
-def head(git_dir: Path | None) -> str | None:
+def head(git_dir: StrPath | None) -> str | None:
     """HEAD's commit, or None (not a git checkout, or no commit yet)."""
     if git_dir is None:
         return None
-    text = _read(git_dir / "HEAD")
+    text = _read(os.path.join(git_dir, "HEAD"))
     if not text:
         return None
     if text.startswith("ref: "):
@@ -65,13 +72,13 @@ def head(git_dir: Path | None) -> str | None:
     return text
 
 
-def stamp(git_dir: Path | None) -> str:
+def stamp(git_dir: StrPath | None) -> str:
     """HEAD commit + `.git/index` mtime (ns): what staging, commits, checkouts change.
     "" outside git (only the recheck window then bounds a verdict)."""
     if git_dir is None:
         return ""
     try:
-        mtime = os.stat(git_dir / "index").st_mtime_ns
+        mtime = os.stat(os.path.join(git_dir, "index")).st_mtime_ns
     except OSError:
         mtime = 0
     return f"{head(git_dir) or '-'}:{mtime}"
@@ -89,7 +96,7 @@ class Status(Record):
         self.deleted = deleted
 
 
-def _git(root: Path, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
+def _git(root: StrPath, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
     import subprocess  # ~4 ms: only the forking questions need it, never the stamp
 
     try:
@@ -115,7 +122,7 @@ _STATUS = (
 )
 
 
-def status(root: Path, timeout: float = GIT_TIMEOUT) -> Status | None:
+def status(root: StrPath, timeout: float = GIT_TIMEOUT) -> Status | None:
     """One `git status` (never writing the index: --no-optional-locks keeps the stamp
     still), or None when git fails."""
     out = _git(root, *_STATUS, timeout=timeout)
@@ -125,7 +132,7 @@ def status(root: Path, timeout: float = GIT_TIMEOUT) -> Status | None:
 class PendingStatus:
     """`git status` running while the caller does other work (an explicit index)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: StrPath) -> None:
         import subprocess
 
         self.proc: subprocess.Popen[bytes] | None
@@ -176,7 +183,7 @@ def _parse_status(out: bytes) -> Status:
     return Status(dirty, deleted)
 
 
-def changed_between(root: Path, old: str, new: str) -> list[str] | None:
+def changed_between(root: StrPath, old: str, new: str) -> list[str] | None:
     """Paths that differ between two commits (both sides of a rename), or None."""
     out = _git(root, "diff", "--name-only", "-z", "--no-renames", old, new)
     if out is None:
@@ -184,20 +191,22 @@ def changed_between(root: Path, old: str, new: str) -> list[str] | None:
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
-def trunk(git_dir: Path) -> tuple[str, str] | None:
+def trunk(git_dir: StrPath) -> tuple[str, str] | None:
     """(ref, short name) of the repository's trunk, or None when it has none we know."""
     for ref in TRUNKS:
         sha = resolve_ref(git_dir, ref)
         if sha:
             if ref.endswith("/HEAD"):
-                target = _read(git_dir / ref) or _read(common_dir_of(git_dir) / ref) or ""
+                gd = os.fspath(git_dir)
+                target = _read(os.path.join(gd, ref)) or _read(os.path.join(common_dir(gd), ref))
+                target = target or ""
                 name = target.removeprefix("ref: ").rsplit("/", 1)[-1] or "HEAD"
                 return ref, name
             return ref, ref.rsplit("/", 1)[-1]
     return None
 
 
-def branch_files(root: Path, git_dir: Path | None, branch: str | None) -> list[str]:
+def branch_files(root: StrPath, git_dir: StrPath | None, branch: str | None) -> list[str]:
     """On a feature branch: files that differ from the trunk since the branch left it
     (committed and uncommitted). The trunk itself, a detached HEAD or a repository
     without a trunk: none (the trunk pays nothing)."""
@@ -213,7 +222,7 @@ def branch_files(root: Path, git_dir: Path | None, branch: str | None) -> list[s
     return [os.fsdecode(p) for p in (out or b"").split(b"\0") if p]
 
 
-def commit_times(root: Path, days: int = COMMIT_WINDOW_DAYS) -> dict[str, int]:
+def commit_times(root: StrPath, days: int = COMMIT_WINDOW_DAYS) -> dict[str, int]:
     """path -> the unix time of the newest commit touching it, over the last `days`."""
     out = _git(root, "log", f"--since={days}.days", "--format=%x01%ct", "--name-only", "-z")
     times: dict[str, int] = {}

@@ -9,7 +9,6 @@ lazily, through the registry.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 
@@ -38,6 +37,9 @@ SAME = "same"  # content hash equals the indexed one: only mtime/size need updat
 SKIPPED = "skipped"  # binary, oversized or minified: not indexed, counted
 FAILED = "failed"  # unreadable, not a regular file, or the plugin raised
 GONE = "gone"  # vanished between the walk and the read (a deletion)
+# The reason of a FAILED result whose language could not be loaded at all (a broken
+# install, not a bad file): the file's indexed rows stay, nothing says they are wrong.
+NO_PLUGIN = "no plugin"
 
 
 @value
@@ -70,8 +72,14 @@ def max_file_bytes() -> int:
         return DEFAULT_MAX_FILE_BYTES
 
 
+try:  # hashlib would also load OpenSSL's _hashlib (~2 ms) for a hash it does not need
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python
+    from hashlib import blake2b
+
+
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> Parsed:
@@ -124,12 +132,16 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
         # Still parsed: Tree-sitter reads bytes and most of a Latin-1 file's names
         # are ASCII. Counted so the user can see it; dropping the file would lose them.
         reason = "bad-encoding"
-    try:
-        from rq_engine.lang import registry
+    from rq_engine.lang import registry
 
-        syms = registry.plugin(job.language).extract(data)
-    except ImportError as e:
-        return Parsed(job.path, job.language, FAILED, mtime, size, h, reason=f"no plugin: {e}")
+    try:
+        plugin = registry.plugin(job.language)
+    except Exception as e:  # a broken install: the file's rows are kept (NO_PLUGIN)
+        return Parsed(job.path, job.language, FAILED, mtime, size, h, reason=f"{NO_PLUGIN}: {e!r}")
+    try:
+        syms = plugin.extract(data)
+    except ImportError as e:  # the grammar itself failed to load
+        return Parsed(job.path, job.language, FAILED, mtime, size, h, reason=f"{NO_PLUGIN}: {e}")
     except Exception as e:  # a plugin bug must not stop the pass
         return Parsed(
             job.path, job.language, FAILED, mtime, size, h, reason=f"parse error: {e!r}"[:200]

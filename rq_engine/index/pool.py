@@ -25,7 +25,7 @@ import os
 import signal
 from collections.abc import Generator
 
-from rq_engine.index.parse import FAILED, Job, Parsed, as_tuple, parse_job
+from rq_engine.index.parse import FAILED, NO_PLUGIN, Job, Parsed, as_tuple, parse_job
 from rq_engine.lang import registry
 
 # Below this many files to parse, forking workers (~15 ms each) costs more than
@@ -278,7 +278,7 @@ def _load_plugins(langs: list[str]) -> dict[str, str]:
             registry.plugin(lang).extract(b"")
             usable[lang] = ""
         except Exception as e:
-            usable["!" + lang] = f"no plugin for {lang}: {e}"[:200]
+            usable["!" + lang] = f"{NO_PLUGIN} for {lang}: {e}"[:200]
     return usable
 
 
@@ -287,5 +287,5 @@ def _no_plugin(job: Job, usable: dict[str, str]) -> Parsed:
         job.path,
         job.language,
         FAILED,
-        reason=usable.get("!" + job.language, f"no plugin for {job.language}"),
+        reason=usable.get("!" + job.language, f"{NO_PLUGIN} for {job.language}"),
     )

@@ -13,11 +13,16 @@ python.py: its definitions are statements, so a query's full walk is the waste).
 from __future__ import annotations
 
 import codecs
-from typing import Any
 
 from rq_engine.lang import grammar
 
-Node = Any  # tree_sitter.Node; kept untyped so mypy need not see tree-sitter's stubs
+TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
+if TYPE_CHECKING:
+    from typing import Any
+
+    Node = Any  # tree_sitter.Node; kept untyped so mypy need not see tree-sitter's stubs
+else:
+    Node = object  # (annotations only: plugins import the name)
 
 
 def captures(

@@ -9,9 +9,12 @@ so the registry can be consulted on the `rq -q` hot path for free.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
 
 from rq_engine.core.model import Symbol
+
+TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
 class LanguagePlugin(ABC):

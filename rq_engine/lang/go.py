@@ -16,11 +16,13 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common
 from rq_engine.lang.base import LanguagePlugin
+
+TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 # pattern capture that names the definition node -> kind (types are resolved by their body)
 _KINDS = {

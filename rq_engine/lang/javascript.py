@@ -6,11 +6,13 @@ The javascript grammar parses JSX too, so .jsx needs no second grammar.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rq_engine.core.model import Symbol
 from rq_engine.lang import _tsjs
 from rq_engine.lang.base import LanguagePlugin
+
+TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
 class JavaScriptPlugin(LanguagePlugin):

@@ -35,12 +35,15 @@ from __future__ import annotations
 import bisect
 import operator
 import re
-from typing import ClassVar
 
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
+
+TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 # Nodes whose children may be statements (ERROR: Tree-sitter's recovery wrapper).
 _DESCEND = frozenset(

@@ -21,12 +21,14 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
+
+TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 _TAGS = (
     "module",

@@ -18,7 +18,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
@@ -64,9 +63,11 @@ class Searcher:
     `repository` its identity, None when the directory is not indexed.
     """
 
-    def __init__(self, conn: sqlite3.Connection, cwd: Path, *, all_repos: bool = False) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, cwd: str | os.PathLike[str], *, all_repos: bool = False
+    ) -> None:
         self.conn = conn
-        self.cwd = Path(os.path.abspath(cwd))
+        self.cwd = os.path.abspath(cwd)
         self.all_repos = all_repos
         rt.register(conn)
         self.root, self.repo_id, self.repository = locate(conn, self.cwd)
@@ -80,7 +81,7 @@ class Searcher:
         self._roots: dict[int, str] = {}
         self._idents: dict[int, str] = {}
         if self.repo_id is not None:
-            self._roots[self.repo_id] = str(self.root)
+            self._roots[self.repo_id] = self.root
             self._idents[self.repo_id] = self.repository or ""
         if all_repos:
             for rid, ident, root in conn.execute(

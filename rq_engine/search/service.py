@@ -29,11 +29,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.env import env_ms
-from rq_engine.core.identity import Checkout, current_branch, git_dir_of
+from rq_engine.core.identity import Checkout, current_branch, git_dir
 from rq_engine.core.query import Query, parse
 from rq_engine.core.record import Record
 from rq_engine.index import fresh
@@ -157,14 +156,14 @@ class QueryService:
 
     def __init__(
         self,
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         all_repos: bool = False,
-        db_path: Path | None = None,
+        db_path: str | os.PathLike[str] | None = None,
         source: str = "cli",
         conn: sqlite3.Connection | None = None,
     ) -> None:
-        self.cwd = Path(os.path.abspath(cwd))
+        self.cwd = os.path.abspath(cwd)  # a str: pathlib stays off the hot path
         self.all_repos = all_repos
         self.db_path = db_path
         self.source = source
@@ -209,8 +208,15 @@ class QueryService:
 
     def _checkout(self, s: Searcher) -> Checkout:
         """The current repository's checkout, from what the index knows (no config read)."""
-        gd = git_dir_of(s.root)
-        return Checkout(s.root, s.repository or f"local:{s.root}", current_branch(gd), gd)
+        from pathlib import Path  # (only a warm or a hand-off needs a Checkout)
+
+        gd = git_dir(s.root)
+        return Checkout(
+            Path(s.root),
+            s.repository or f"local:{s.root}",
+            current_branch(gd),
+            Path(gd) if gd is not None else None,
+        )
 
     def _answer(self, s: Searcher, hits: list[Hit], *, interrupted: bool = False) -> Answer:
         state = s.state
@@ -225,9 +231,7 @@ class QueryService:
             note = (
                 f"the index of {s.root} is {'not built' if state == 'never' else 'still warming'}"
             )
-        a = Answer(
-            hits, outcome, state, str(s.root), s.repository, interrupted=interrupted, note=note
-        )
+        a = Answer(hits, outcome, state, s.root, s.repository, interrupted=interrupted, note=note)
         self._last = a
         return a
 
@@ -263,7 +267,7 @@ class QueryService:
             return self._warm_answer(s, self._checkout(s), query, limit, wait, tok, progress)
         s, hits = self._validated(query, limit)
         if hits or self.all_repos or s.repo_id is None:
-            if s.repo_id is not None and not fresh.fresh(self.conn, s.root, git_dir_of(s.root)):
+            if s.repo_id is not None and not fresh.fresh(self.conn, s.root, git_dir(s.root)):
                 self._handoff = self._checkout(s)
             return self._answer(s, hits)
         return self._miss_on_complete(s, query, limit, wait, tok, progress)
@@ -428,9 +432,11 @@ class QueryService:
     def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
         """An untracked non-git directory: a bounded in-memory scan, merged with the
         indexed repositories below it."""
+        from pathlib import Path
+
         from rq_engine.search import live
 
-        res = live.scan(self.cwd, query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
+        res = live.scan(Path(self.cwd), query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
         if res.hits:
             outcome = "hit"
         else:
@@ -438,7 +444,7 @@ class QueryService:
         note = ""
         if not res.complete:
             note = f"{self.cwd} is not indexed and too big to scan whole; run rq --index {self.cwd}"
-        a = Answer(res.hits, outcome, "never", str(self.cwd), None, tok.cancelled, note)
+        a = Answer(res.hits, outcome, "never", self.cwd, None, tok.cancelled, note)
         self._last = a
         return a
 
@@ -462,7 +468,7 @@ class QueryService:
             final = Batch(hits, final.layer, True, s.state, final.elapsed_ms, final.notes)
         yield final
 
-    def describe(self) -> tuple[str | None, str, Path]:
+    def describe(self) -> tuple[str | None, str, str]:
         """(repository identity, coverage state, checkout root) of the working directory."""
         s = self.searcher()
         return s.repository, s.state, s.root
@@ -498,7 +504,7 @@ class QueryService:
 
             co = checkout_for(self.cwd)
             return co if co.git_dir is not None else None
-        if s.state != "complete" or not fresh.fresh(self.conn, s.root, git_dir_of(s.root)):
+        if s.state != "complete" or not fresh.fresh(self.conn, s.root, git_dir(s.root)):
             return self._checkout(s)
         return None
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import defaultdict
-from pathlib import Path
 
 from rq_engine.search.types import Hit
 
@@ -59,8 +58,11 @@ def stale(conn: sqlite3.Connection, hits: Sequence[Hit]) -> dict[tuple[str, str]
 
 
 def refresh(conn: sqlite3.Connection, moved: dict[tuple[str, str], list[str]]) -> None:
-    """Reindex the stale files (in this process, no fork), note them as held edits, and
-    drop the repository's verdict: what moved under it may not be alone."""
+    """Reindex the stale files (in this process, no fork) and note them as held edits,
+    so the next check looks at them again. The verdict stands: an unstaged edit waits
+    out the recheck window (D16), and a miss asks git anyway."""
+    from pathlib import Path
+
     from rq_engine.core.identity import Checkout, current_branch, git_dir_of
     from rq_engine.index import fresh
     from rq_engine.index.indexer import run_index
@@ -70,7 +72,5 @@ def refresh(conn: sqlite3.Connection, moved: dict[tuple[str, str], list[str]]) -
         gd = git_dir_of(r)
         co = Checkout(root=r, identity=ident, branch=current_branch(gd), git_dir=gd)
         run_index(conn, co, files=paths, workers=1)
-        with_git = gd is not None
-        if with_git:
+        if gd is not None:
             fresh.note_edits(conn, r, paths)
-        fresh.forget_verdict(conn, r)

@@ -9,12 +9,12 @@ $RQ_CACHE has its own opener in rq_engine.text).
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.store import migrations
-from rq_engine.store.paths import index_db_path
+from rq_engine.store.paths import index_db_file
 
 # A writer commits a batch at least every 50 ms; 5 s covers a slow fsync and a
 # checkpoint without ever making a reader give up under normal load.
@@ -22,17 +22,17 @@ BUSY_TIMEOUT_MS = 5000
 
 
 def connect(
-    path: Path | None = None, *, readonly: bool = False, migrate: bool = True
+    path: str | os.PathLike[str] | None = None, *, readonly: bool = False, migrate: bool = True
 ) -> sqlite3.Connection:
     """Open the index database, creating and migrating it unless `readonly`.
 
     A read-only open of a database that does not exist raises RqError (callers
     treat that as "never indexed"). Errors are RqError with exit code 74.
     """
-    path = path or index_db_path()
+    path = os.fspath(path) if path is not None else index_db_file()
     try:
         if readonly:
-            if not path.exists():
+            if not os.path.exists(path):
                 raise RqError(f"no index at {path}", ExitCode.IOERR)
             conn = sqlite3.connect(
                 f"file:{path}?mode=ro",
@@ -42,7 +42,7 @@ def connect(
                 check_same_thread=False,
             )
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             conn = sqlite3.connect(
                 path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
             )

@@ -71,24 +71,37 @@ class _txn:
 
 
 def _apply(conn: sqlite3.Connection, rows: list[tuple[int, str, int]]) -> None:
+    """Apply queued name changes in set-sized statements (a reindexed file queues every
+    old name as gone and every new one as added: ~400 single-row statements for one
+    2,800-line file before, ~8 ms of a search revalidating it)."""
     live = {int(r[0]) for r in conn.execute("SELECT id FROM repositories")}
     # added first, then gone: a name inserted and deleted within one batch ends absent
-    added = [(r, n) for r, n, g in rows if not g and r in live]
-    gone = [(r, n) for r, n, g in rows if g]
-    for repo, name in added:
-        folded, skel, ini = name_keys(name)
-        conn.execute(
-            "INSERT OR IGNORE INTO names(repository_id, name, fold, skel, ini) VALUES (?, ?, ?, ?, ?)",
-            (repo, name, folded, skel, ini),
-        )
+    added = sorted({(r, n) for r, n, g in rows if not g and r in live})
+    gone = sorted({(r, n) for r, n, g in rows if g})
+    conn.executemany(
+        "INSERT OR IGNORE INTO names(repository_id, name, fold, skel, ini) VALUES (?, ?, ?, ?, ?)",
+        [(repo, name, *name_keys(name)) for repo, name in added],
+    )
+    by_repo: dict[int, list[str]] = {}
     for repo, name in gone:
-        still = conn.execute(
-            "SELECT 1 FROM symbols WHERE repository_id = ? AND name_lower = ? AND name = ? LIMIT 1",
-            (repo, name.lower(), name),
-        ).fetchone()
-        if still:
-            continue
-        conn.execute("DELETE FROM names WHERE repository_id = ? AND name = ?", (repo, name))
+        by_repo.setdefault(repo, []).append(name)
+    dead: list[tuple[int, str]] = []
+    for repo, names in by_repo.items():
+        still: set[str] = set()
+        for i in range(0, len(names), 400):
+            chunk = names[i : i + 400]
+            lowers = sorted({n.lower() for n in chunk})
+            marks = ",".join("?" * len(lowers))
+            still.update(
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT DISTINCT name FROM symbols WHERE repository_id = ?"
+                    f" AND name_lower IN ({marks})",
+                    (repo, *lowers),
+                )
+            )
+        dead += [(repo, n) for n in names if n not in still]
+    conn.executemany("DELETE FROM names WHERE repository_id = ? AND name = ?", dead)
     conn.executemany(
         "DELETE FROM names_pending WHERE repository_id = ? AND name = ? AND gone = ?", rows
     )

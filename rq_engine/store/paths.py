@@ -1,22 +1,36 @@
-"""Where rq keeps its files: `$RQ_HOME/index.db` and the disposable `$RQ_CACHE`."""
+"""Where rq keeps its files: `$RQ_HOME/index.db` and the disposable `$RQ_CACHE`.
+
+str forms for the search hot path (pathlib costs ~5 ms to import there).
+"""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
-def rq_home() -> Path:
+def home_dir() -> str:
     env = os.environ.get("RQ_HOME")
     if env:
-        return Path(env)
+        return env
     xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "share"
     )
-    return Path(xdg) / "rq"
+    return os.path.join(xdg, "rq")
+
+
+def rq_home() -> Path:
+    from pathlib import Path
+
+    return Path(home_dir())
 
 
 def rq_cache() -> Path:
+    from pathlib import Path
+
     env = os.environ.get("RQ_CACHE")
     if env:
         return Path(env)
@@ -24,5 +38,11 @@ def rq_cache() -> Path:
     return Path(xdg) / "rq"
 
 
+def index_db_file() -> str:
+    return os.path.join(home_dir(), "index.db")
+
+
 def index_db_path() -> Path:
-    return rq_home() / "index.db"
+    from pathlib import Path
+
+    return Path(index_db_file())

@@ -7,21 +7,24 @@ hit on an indexed checkout costs one indexed SELECT and no config parse.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
-from rq_engine.core.identity import checkout_for, find_git_root
+from rq_engine.core.identity import checkout_for, git_root
 
 
-def locate(conn: sqlite3.Connection, cwd: Path) -> tuple[Path, int | None, str | None]:
+def locate(
+    conn: sqlite3.Connection, cwd: str | os.PathLike[str]
+) -> tuple[str, int | None, str | None]:
     """(checkout root, repository id, repository identity); id and identity are None
-    when the directory's repository is not indexed."""
-    git_root = find_git_root(cwd)
-    root = git_root if git_root is not None else cwd.resolve()
+    when the directory's repository is not indexed. The root is a str (no pathlib on
+    the search hot path)."""
+    found = git_root(os.fspath(cwd))
+    root = found if found is not None else os.path.realpath(cwd)
     row = conn.execute(
         "SELECT c.repository_id, r.identity FROM checkouts c"
         " JOIN repositories r ON r.id = c.repository_id WHERE c.root_path = ?",
-        (str(root),),
+        (root,),
     ).fetchone()
     if row is None:
         row = conn.execute(

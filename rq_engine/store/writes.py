@@ -115,15 +115,21 @@ class FileState:
     content_hash: str | None
 
 
-def file_states(conn: sqlite3.Connection, repository_id: int) -> dict[str, FileState]:
-    """Every indexed file of a repository in one SELECT (the no-change pass's only read)."""
-    return {
-        path: FileState(fid, mtime, size, h)
-        for fid, path, mtime, size, h in conn.execute(
-            "SELECT id, path, mtime, size, content_hash FROM files WHERE repository_id = ?",
-            (repository_id,),
-        )
-    }
+def file_states(
+    conn: sqlite3.Connection, repository_id: int, paths: Sequence[str] | None = None
+) -> dict[str, FileState]:
+    """Every indexed file of a repository in one SELECT (the no-change pass's only read),
+    or only those of `paths`."""
+    sql = "SELECT id, path, mtime, size, content_hash FROM files WHERE repository_id = ?"
+    if paths is None:
+        rows = conn.execute(sql, (repository_id,)).fetchall()
+    else:
+        rows = []
+        for i in range(0, len(paths), 500):
+            chunk = paths[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows += conn.execute(f"{sql} AND path IN ({marks})", (repository_id, *chunk))
+    return {path: FileState(fid, mtime, size, h) for fid, path, mtime, size, h in rows}
 
 
 def delete_files(conn: sqlite3.Connection, file_ids: Iterable[int]) -> int:
