@@ -197,7 +197,7 @@ class PickerScreen(Screen[None]):
 
     @on(Watched)
     def _index_polled(self, msg: Watched) -> None:
-        self.state = msg.state
+        was, self.state = self.state, msg.state
         if self.repository is None:
             self._describe(self.all_repos)  # a first warm just named the repository
         if msg.state == "complete":
@@ -209,7 +209,7 @@ class PickerScreen(Screen[None]):
             self.progress = f"{msg.indexed}/{msg.seen} files indexed"
         else:
             self.progress = f"{msg.indexed} files indexed so far"
-        if msg.changed or msg.state == "complete":
+        if msg.changed or (msg.state == "complete" and was != "complete"):
             query = self.query_one("#query", Input).value
             if query.strip():
                 self.start_search(query, again=True)  # results appear as the warmer commits

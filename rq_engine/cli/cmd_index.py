@@ -94,10 +94,10 @@ def _index(arg: str, subtrees: list[str]) -> int:
     stamp = gitstate.stamp(checkout.git_dir)
     status = gitstate.PendingStatus(checkout.root) if checkout.git_dir is not None else None
     from rq_engine.index import fresh
-    from rq_engine.index.indexer import run_index
+    from rq_engine.index.indexer import WRITER_BUSY_MS, run_index
     from rq_engine.store.db import connect
 
-    conn = connect()
+    conn = connect(busy_ms=WRITER_BUSY_MS)
     bar = _Bar(sys.stderr) if sys.stderr.isatty() else None
     try:
         stats = run_index(conn, checkout, subtrees=subs, progress=bar, walk=walk)

@@ -19,7 +19,9 @@ from rq_engine.text.service import Realization, TextAnswer, TextService, open_gr
 
 if TYPE_CHECKING:
     import argparse
+    import sqlite3
 
+    from rq_engine.core.identity import Checkout
     from rq_engine.text.query import Ranked
 
 DEFAULT_LIMIT = 20
@@ -33,6 +35,74 @@ def _realization(ns: argparse.Namespace, cwd: Path) -> Realization:
     if ns.graph:
         return open_graph_file(Path(ns.graph), cwd)
     return open_live(cwd, all_repos=bool(getattr(ns, "all_repos", False)))
+
+
+def _bring_up(ns: argparse.Namespace, cwd: Path) -> Checkout | None:
+    """The same freshness rules as a symbol query: a never-indexed git work tree or a
+    warming index is warmed to complete first (a text query ranks the whole graph),
+    within the wait policy; the checkout to hand to the warmer afterwards, if any."""
+    if ns.graph or getattr(ns, "all_repos", False):
+        return None
+    from rq_engine.core.identity import checkout_for
+    from rq_engine.index import fresh, warm
+    from rq_engine.search.service import Wait
+    from rq_engine.store.db import connect
+
+    human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
+    wait = Wait.for_face(getattr(ns, "wait_ms", None), human)
+    co = checkout_for(cwd)
+    conn = connect()
+    try:
+        state = _coverage(conn, co.identity)
+        if state == "never" and co.git_dir is None:
+            return None  # a plain directory is indexed only when asked (open_live says so)
+        if state != "complete" and not wait.none:
+            if human:
+                _say(f"indexing {co.root} before ranking it (Ctrl-C stops; what is done is kept)")
+            state = warm.until_complete(conn, co, budget_ms=wait.budget_ms)
+        if state != "complete" or not fresh.fresh(conn, co.root, co.git_dir):
+            return co
+    finally:
+        conn.close()
+    return None
+
+
+def _coverage(conn: sqlite3.Connection, identity: str) -> str:
+    row = conn.execute(
+        "SELECT c.status FROM coverage c JOIN repositories r ON r.id = c.repository_id"
+        " WHERE r.identity = ? AND c.scope = 'full'",
+        (identity,),
+    ).fetchone()
+    return str(row[0]) if row else "never"
+
+
+def _revalidate(ns: argparse.Namespace, a: TextAnswer, cwd: Path, limit: int) -> TextAnswer:
+    """Results whose file moved since it was indexed are reindexed, and the query is asked
+    again (once): a stale line is never shown."""
+    if a.realization.source != "index":
+        return a
+    from rq_engine.search import validate
+    from rq_engine.store.db import connect
+
+    items = []
+    for node, _ in a.hits:
+        repo = node.id.split("|", 1)[0] if a.realization.graph.repository == "*" else None
+        ident = repo or a.realization.graph.repository
+        root = a.realization.roots.get(ident)
+        if root is not None:
+            items.append((str(root), ident, node.path))
+    conn = connect()
+    try:
+        moved = validate.stale_files(conn, items)
+        if not moved:
+            return a
+        validate.refresh(conn, moved)
+    finally:
+        conn.close()
+    real = _realization(ns, cwd)
+    return TextService(keep=0).query(
+        real, ns.text, profile=ns.ranker, limit=limit, explain=bool(ns.explain)
+    )
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -55,12 +125,24 @@ def run(ns: argparse.Namespace) -> int:
         if getattr(ns, "query", None):
             raise UsageError("--graph goes with --text or --export-graph")
         return _summary(open_graph_file(Path(ns.graph), cwd).graph)
+    handoff = _bring_up(ns, cwd)
     real = _realization(ns, cwd)
     limit = ns.limit if ns.limit is not None else DEFAULT_LIMIT
     answer = TextService(keep=0).query(
         real, ns.text, profile=ns.ranker, limit=limit, explain=bool(ns.explain)
     )
-    return _render(ns, answer, cwd)
+    answer = _revalidate(ns, answer, cwd, limit)
+    code = _render(ns, answer, cwd)
+    if handoff is not None:  # after the answer: leftover warming goes to the detached child
+        from rq_engine.search.service import start_warmer
+        from rq_engine.store.db import connect
+
+        conn = connect()
+        try:
+            start_warmer(conn, handoff)
+        finally:
+            conn.close()
+    return code
 
 
 def _summary(g: Graph) -> int:

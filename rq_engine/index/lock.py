@@ -74,13 +74,22 @@ def claim(conn: sqlite3.Connection, identity: str, who: Owner) -> bool:
     return True
 
 
-def claim_for(conn: sqlite3.Connection, identity: str, spawn: Callable[[], int]) -> int | None:
-    """If nobody live holds the lock: run `spawn` (which starts the warmer and returns its
-    pid) and record that process as the holder, in one write transaction. The pid, or
-    None when a live warmer already holds it (nothing is spawned then)."""
+def claim_for(
+    conn: sqlite3.Connection,
+    identity: str,
+    spawn: Callable[[], int],
+    needed: Callable[[], bool] = lambda: True,
+) -> int | None:
+    """If nobody live holds the lock and `needed()` still says so: run `spawn` (which
+    starts the warmer and returns its pid) and record that process as the holder, in
+    one write transaction. `needed` is asked under the write lock, so a warmer that
+    just finished (and recorded its verdict) is not followed by a second. The pid, or
+    None when nothing was spawned."""
     with _txn(conn):
         cur = _read(conn, identity)
         if cur is not None and owner.alive(cur):
+            return None
+        if not needed():
             return None
         pid = spawn()
         child = owner.of(pid)

@@ -158,6 +158,46 @@ def warm(
     return stats
 
 
+def until_complete(
+    conn: sqlite3.Connection,
+    checkout: Checkout,
+    *,
+    budget_ms: int | None,
+    cancel: CancelToken | None = None,
+    poll: float = 0.1,
+) -> str:
+    """Warm a repository until its coverage is complete (a text query ranks the whole
+    graph, so it has no early answer): here, holding the warm lock, or by watching the
+    warmer that holds it. Stops at the budget or the cancel token; the coverage state."""
+    from rq_engine.store import writes
+
+    tok = cancel or CancelToken()
+    deadline = None if budget_ms is None else time.monotonic() + budget_ms / 1000
+    me = owner.me()
+    if lock.claim(conn, checkout.identity, me):
+        try:
+            left = _left(deadline)
+            warm(conn, checkout, budget_ms=left if left is not None else 10**9, cancel=tok)
+        finally:
+            lock.release(conn, checkout.identity, me)
+    while True:
+        rid = writes.repository_id(conn, checkout.identity)
+        state = writes.coverage_status(conn, rid) if rid is not None else "never"
+        if state == "complete" or tok.cancelled:
+            return state
+        if deadline is not None and time.monotonic() >= deadline:
+            return state
+        if lock.holder(conn, checkout.identity) is None:
+            return until_complete(
+                conn, checkout, budget_ms=_left(deadline), cancel=tok, poll=poll
+            )  # the warmer we watched stopped short (its own budget): carry on here
+        tok.wait(poll)
+
+
+def _left(deadline: float | None) -> int | None:
+    return None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+
+
 def warm_budget_ms() -> int:
     return env_ms("RQ_WARM_BUDGET_MS", WARM_BUDGET_MS)
 
@@ -181,10 +221,27 @@ def hand_off(conn: sqlite3.Connection, checkout: Checkout) -> int | None:
     if lock.holder(conn, checkout.identity) is not None:
         return None  # one read: the common case in a burst of queries
     reap()
-    pid = lock.claim_for(conn, checkout.identity, lambda: _spawn(checkout.root))
+    pid = lock.claim_for(
+        conn,
+        checkout.identity,
+        lambda: _spawn(checkout.root),
+        lambda: needs_warming(conn, checkout),
+    )
     if pid is not None:
         _spawned.append(pid)
     return pid
+
+
+def needs_warming(conn: sqlite3.Connection, checkout: Checkout) -> bool:
+    """Not complete, or complete without a fresh verdict (no fork: one read and a stamp)."""
+    row = conn.execute(
+        "SELECT c.status FROM coverage c JOIN repositories r ON r.id = c.repository_id"
+        " WHERE r.identity = ? AND c.scope = 'full'",
+        (checkout.identity,),
+    ).fetchone()
+    if row is None or row[0] != "complete":
+        return True
+    return not fresh.fresh(conn, checkout.root, checkout.git_dir)
 
 
 def _spawn(root: Path) -> int:
@@ -222,8 +279,10 @@ def run_child(root: Path) -> int:
         os.nice(WARM_NICE)
     except OSError:
         pass
+    from rq_engine.index.indexer import WRITER_BUSY_MS
+
     checkout = checkout_for(root)
-    conn = connect()
+    conn = connect(busy_ms=WRITER_BUSY_MS)
     who = owner.me()
     try:
         if not lock.claim(conn, checkout.identity, who):

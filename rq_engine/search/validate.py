@@ -27,10 +27,18 @@ if TYPE_CHECKING:
 def stale(conn: sqlite3.Connection, hits: Sequence[Hit]) -> dict[tuple[str, str], list[str]]:
     """(checkout root, repository identity) -> paths whose file no longer matches the
     index (changed, gone, or no longer indexed at all). Empty when all are current."""
+    return stale_files(conn, [(h.root, h.repository, h.path) for h in hits])
+
+
+def stale_files(
+    conn: sqlite3.Connection, items: Sequence[tuple[str, str, str]]
+) -> dict[tuple[str, str], list[str]]:
+    """`stale` for (checkout root, repository identity, repo-relative path) triples
+    (a text answer's nodes)."""
     groups: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for h in hits:
-        if h.root:
-            groups[(h.root, h.repository)].add(h.path)
+    for root, ident, path in items:
+        if root:
+            groups[(root, ident)].add(path)
     out: dict[tuple[str, str], list[str]] = {}
     for (root, ident), paths in groups.items():
         want = sorted(paths)

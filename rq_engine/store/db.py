@@ -22,12 +22,19 @@ BUSY_TIMEOUT_MS = 5000
 
 
 def connect(
-    path: str | os.PathLike[str] | None = None, *, readonly: bool = False, migrate: bool = True
+    path: str | os.PathLike[str] | None = None,
+    *,
+    readonly: bool = False,
+    migrate: bool = True,
+    busy_ms: int = BUSY_TIMEOUT_MS,
 ) -> sqlite3.Connection:
     """Open the index database, creating and migrating it unless `readonly`.
 
     A read-only open of a database that does not exist raises RqError (callers
-    treat that as "never indexed"). Errors are RqError with exit code 74.
+    treat that as "never indexed"). Errors are RqError with exit code 74. Background
+    writers (an explicit index, the warmer) pass a longer `busy_ms`: the last writer to
+    close checkpoints a big WAL under an exclusive lock, and SQLite's busy handler is
+    not fair, so on a loaded machine an open can wait longer than a search should.
     """
     path = os.fspath(path) if path is not None else index_db_file()
     try:
@@ -37,16 +44,16 @@ def connect(
             conn = sqlite3.connect(
                 f"file:{path}?mode=ro",
                 uri=True,
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=busy_ms / 1000,
                 isolation_level=None,
                 check_same_thread=False,
             )
         else:
             os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+                path, timeout=busy_ms / 1000, isolation_level=None, check_same_thread=False
             )
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]

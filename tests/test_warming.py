@@ -1,0 +1,433 @@
+"""The index keeps itself true with no daemon: real `rq` processes on real git repositories.
+
+Every change a developer makes — an edit, a new file, a deletion, a rename, a
+checkout, a discarded edit — is seen by the next query with no `rq --index`; a
+first query in a never-indexed repository answers correctly; a miss is only
+definitive when the index is complete; the detached warmer runs at most once
+per repository and never on a fresh hit. Processes are observed from outside:
+a `git` wrapper on PATH and a sitecustomize that logs every `rq --warm` start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Repo, Run
+
+SRC = {
+    "app/models.py": "class Order:\n    def total(self):\n        return 1\n",
+    "app/views.py": "def order_view(request):\n    pass\n",
+    "lib/util.py": "def slugify(text):\n    return text\n",
+}
+
+
+def until(cond: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Wait for an observable condition (the timeout is only a safety net)."""
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+@dataclass
+class Spy:
+    """Environment for a detached-warmer run, and what it observed."""
+
+    env: dict[str, str]
+    log: Path
+
+    def lines(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.exists() else []
+
+    def warms(self) -> list[int]:
+        return [int(x.split()[1]) for x in self.lines() if x.startswith("warm ")]
+
+    def gits(self) -> list[str]:
+        return [x for x in self.lines() if x.startswith("git ")]
+
+    def clear(self) -> None:
+        self.log.write_text("")
+
+    def running(self) -> list[int]:
+        """Warmers started under this spy's environment that are still alive. (A warmer
+        exists from its spawn on: posix_spawn returns once the child has exec'd.)"""
+        mark = self.env["PYTHONPATH"].encode()
+        alive = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+                with open(f"/proc/{d}/environ", "rb") as f:
+                    env = f.read()
+                with open(f"/proc/{d}/stat") as f:
+                    zombie = f.read().split(") ", 1)[1].startswith("Z")
+            except OSError:
+                continue
+            if b"--warm" in argv and mark in env and not zombie:
+                alive.append(int(d))
+        return alive
+
+    def settled(self) -> None:
+        """Wait until every warmer started under this spy has exited."""
+        until(lambda: not self.running(), "the warmers to finish")
+
+
+@pytest.fixture
+def spy(tmp_path: Path) -> Spy:
+    d = tmp_path / "spy"
+    (d / "bin").mkdir(parents=True)
+    log = d / "log"
+    (d / "sitecustomize.py").write_text(
+        "import os, sys\n"
+        "if '--warm' in sys.argv:\n"
+        f"    with open({str(log)!r}, 'a') as f:\n"
+        "        f.write(f'warm {os.getpid()}\\n')\n"
+    )
+    git = d / "bin" / "git"
+    git.write_text(f'#!/bin/sh\necho "git $*" >> {log}\nexec {shutil.which("git")} "$@"\n')
+    git.chmod(git.stat().st_mode | stat.S_IEXEC)
+    env = {
+        "PYTHONPATH": str(d),
+        "PATH": f"{d / 'bin'}:{os.environ['PATH']}",
+        "RQ_WARM_DETACH": "1",
+    }
+    return Spy(env, log)
+
+
+def locs(r: Run) -> list[str]:
+    return [line.split()[0] for line in r.out.splitlines()]
+
+
+def db() -> sqlite3.Connection:
+    from rq_engine.store.db import connect
+
+    return connect()
+
+
+# --- the two reproductions of the issue -------------------------------------------
+
+
+def test_an_appended_definition_is_found_without_reindexing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root)).code == 0
+    with open(repo.root / "lib/util.py", "a") as f:
+        f.write("\ndef brand_new_helper_xyz():\n    pass\n")
+    r = rq("-q", "brand_new_helper_xyz", cwd=repo.root)
+    assert (r.code, locs(r)) == (0, ["lib/util.py:4"]), r.err
+
+
+def test_a_removed_folder_is_never_shown(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo({**SRC, "spec/example_group.py": "class ExampleGroup:\n    pass\n"})
+    assert rq("--index", str(repo.root)).code == 0
+    assert locs(rq("-q", "ExampleGroup", cwd=repo.root)) == ["spec/example_group.py:1"]
+    repo.git("rm", "-rq", "spec")
+    assert not (repo.root / "spec").exists()
+    r = rq("-q", "ExampleGroup", cwd=repo.root)
+    assert (r.code, r.out) == (1, "")  # a definitive miss: the index knows the folder is gone
+
+
+# --- every kind of change, seen by the next query ------------------------------------
+
+
+@pytest.fixture
+def indexed(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> Repo:
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root)).code == 0
+    assert locs(rq("-q", "Order", cwd=repo.root))[0] == "app/models.py:1"
+    return repo
+
+
+def test_a_new_file(indexed: Repo, rq: Callable[..., Run]) -> None:
+    indexed.write("app/refunds.py", "class RefundProcessor:\n    pass\n")
+    r = rq("-q", "RefundProcessor", cwd=indexed.root)
+    assert locs(r) == ["app/refunds.py:1"]
+
+
+def test_a_deleted_file(indexed: Repo, rq: Callable[..., Run]) -> None:
+    (indexed.root / "lib/util.py").unlink()
+    r = rq("-q", "slugify", cwd=indexed.root)
+    assert (r.code, r.out) == (1, "")
+
+
+def test_a_definition_moved_by_twenty_lines(indexed: Repo, rq: Callable[..., Run]) -> None:
+    p = indexed.root / "app/models.py"
+    p.write_text("#\n" * 20 + p.read_text())
+    r = rq("-q", "Order", cwd=indexed.root)
+    assert locs(r)[0] == "app/models.py:21"
+    assert "app/models.py:22" in locs(rq("-q", "Order.total", cwd=indexed.root))
+
+
+def test_a_renamed_file(indexed: Repo, rq: Callable[..., Run]) -> None:
+    indexed.git("mv", "lib/util.py", "lib/text.py")
+    r = rq("-q", "slugify", cwd=indexed.root)
+    assert locs(r) == ["lib/text.py:1"]
+
+
+def test_a_checkout_of_another_branch(indexed: Repo, rq: Callable[..., Run]) -> None:
+    indexed.git("checkout", "-q", "-b", "feature")
+    indexed.write("app/models.py", "class Invoice:\n    pass\n")
+    indexed.commit("invoice")
+    indexed.git("checkout", "-q", "main")
+    assert locs(rq("-q", "Order", cwd=indexed.root))[0] == "app/models.py:1"
+    indexed.git("checkout", "-q", "feature")
+    assert locs(rq("-q", "Invoice", cwd=indexed.root)) == ["app/models.py:1"]
+    r = rq("-q", "Order", cwd=indexed.root)
+    assert "app/models.py:1" not in locs(r)  # the class is gone on this branch
+
+
+def test_a_discarded_edit(indexed: Repo, rq: Callable[..., Run]) -> None:
+    p = indexed.root / "lib/util.py"
+    p.write_text("def slugify_v2(text):\n    return text\n")
+    assert locs(rq("-q", "slugify_v2", cwd=indexed.root)) == ["lib/util.py:1"]
+    indexed.git("checkout", "--", "lib/util.py")  # clean again: status no longer names it
+    r = rq("-q", "slugify_v2", cwd=indexed.root)
+    assert (r.code, r.out) == (1, "")
+    assert locs(rq("-q", "slugify", cwd=indexed.root)) == ["lib/util.py:1"]
+
+
+# --- first queries, waiting, and what programs are told --------------------------------
+
+
+def test_a_first_query_in_a_never_indexed_repository_answers(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    files = {f"pkg{i % 7}/mod{i}.py": f"def helper_{i}():\n    pass\n" for i in range(300)}
+    repo = make_repo({**files, "pkg3/deep/target.py": "class NeedleInTheTree:\n    pass\n"})
+    r = rq("-q", "--json", "NeedleInTheTree", cwd=repo.root)
+    doc = json.loads(r.out)
+    assert r.code == 0 and doc["results"][0]["path"] == "pkg3/deep/target.py"
+    assert doc["coverage"] in ("warming", "complete")
+    # a prefix answer is whole too: every file holding the leaf was parsed first
+    r = rq("-q", "helper_29", cwd=repo.root)
+    assert locs(r)[0] == "pkg1/mod29.py:1"
+
+
+def test_no_wait_on_a_cold_repository_exits_2_and_leaves_the_warm_behind(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    r = rq("-q", "--no-wait", "Order", cwd=repo.root)
+    assert (r.code, r.out) == (2, "")
+    assert len(r.err.splitlines()) == 1 and r.err.startswith("rq: no match for 'Order' yet")
+    # (RQ_WARM_DETACH=0 here: the hand-off ran in that process, after the answer)
+    r = rq("-q", "--no-wait", "Order", cwd=repo.root)
+    assert (r.code, locs(r)[0]) == (0, "app/models.py:1")
+
+
+def test_wait_durations_and_bad_ones(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    for dur in ("50ms", "2s", "1m", "1500"):
+        r = rq("-q", "--wait", dur, "Order", cwd=repo.root)
+        assert r.code == 0, (dur, r.err)
+    for bad in ("soon", "-1s", "1h"):
+        r = rq("-q", f"--wait={bad}", "Order", cwd=repo.root)
+        assert r.code == 64 and r.err.startswith("rq: --wait") and len(r.err.splitlines()) == 1
+    r = rq("-q", "--wait", "1s", "--no-wait", "Order", cwd=repo.root)
+    assert r.code == 64
+
+
+def test_ndjson_and_json_carry_the_coverage_of_the_answer(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    seed = rq("--index", str(repo.root), "--path", "app")
+    assert seed.code == 0
+    r = rq("-q", "--no-wait", "--ndjson", "Order", cwd=repo.root)
+    assert {json.loads(x)["coverage"] for x in r.out.splitlines()} == {"warming"}
+    r = rq("-q", "--json", "Order", cwd=repo.root)  # may wait: warms the rest first
+    assert json.loads(r.out)["coverage"] == "complete"
+
+
+# --- the detached warmer -------------------------------------------------------------------
+
+
+def test_a_burst_of_queries_starts_at_most_one_warmer(
+    make_repo: Callable[..., Repo], spy: Spy
+) -> None:
+    import subprocess
+
+    from tests.conftest import rq_bin
+
+    repo = make_repo(SRC)
+    env = {**os.environ, **spy.env}
+    subprocess.run([*rq_bin(), "--index", str(repo.root)], env=env, capture_output=True)
+    spy.settled()
+    # staging moves the git-state stamp: no hit may trust the last verdict, so each
+    # one of the burst would hand the "did anything move?" question to a warmer
+    repo.write("NOTES.md", "notes\n")
+    repo.git("add", "NOTES.md")
+    spy.clear()
+    procs = [
+        subprocess.Popen(
+            [*rq_bin(), "-q", "Order"],
+            cwd=repo.root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        for _ in range(10)
+    ]
+    for p in procs:
+        assert p.wait(60) == 0
+    spy.settled()
+    assert len(spy.warms()) <= 1, spy.lines()
+
+
+def test_a_hit_inside_the_recheck_window_forks_nothing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], spy: Spy
+) -> None:
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root), env=spy.env).code == 0
+    spy.settled()
+    spy.clear()
+    for q in ("Order", "order_view", "slgify"):  # exact, prefix, typo: all hits
+        assert rq("-q", q, cwd=repo.root, env=spy.env).code == 0
+    assert spy.lines() == []  # no git, no warmer
+
+
+def test_outside_the_window_a_hit_hands_the_check_to_one_warmer(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], spy: Spy
+) -> None:
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root), env=spy.env).code == 0
+    spy.clear()
+    env = {**spy.env, "RQ_WARM_RECHECK_MS": "0"}
+    r = rq("-q", "Order", cwd=repo.root, env=env)
+    assert r.code == 0
+    spy.settled()
+    assert len(spy.warms()) == 1
+    # the warmer asked git once whether anything moved, and that was all
+    assert [g for g in spy.gits() if " status " in g] != []
+
+
+def test_the_warmer_finishes_a_seeded_repository(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], spy: Spy
+) -> None:
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root), "--path", "app", env=spy.env).code == 0
+    r = rq("-q", "--no-wait", "slugify", cwd=repo.root, env=spy.env)
+    assert r.code == 2  # lib/ is not indexed yet; the warmer takes it from here
+    spy.settled()
+    assert len(spy.warms()) == 1
+    r = rq("-q", "--no-wait", "slugify", cwd=repo.root, env=spy.env)
+    assert (r.code, locs(r)) == (0, ["lib/util.py:1"])
+    assert "complete" in rq("--status").out
+
+
+def test_commit_times_are_captured_when_a_sweep_indexes(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root)).code == 0
+    conn = db()
+    times = dict(conn.execute("SELECT path, commit_time FROM files"))
+    conn.close()
+    now = time.time()
+    assert set(times) == set(SRC)
+    assert all(t is not None and now - 3600 < t <= now + 60 for t in times.values()), times
+
+
+# --- moved repositories, Ctrl-C, usage -------------------------------------------------------
+
+
+def test_a_moved_repository_heals_itself(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path
+) -> None:
+    repo = make_repo(SRC, remote="https://github.com/acme/shop.git")
+    assert rq("--index", str(repo.root)).code == 0
+    moved = tmp_path / "elsewhere" / "shop"
+    moved.parent.mkdir()
+    shutil.move(repo.root, moved)
+    r = rq("-q", "Order", cwd=moved)
+    assert (r.code, locs(r)[0]) == (0, "app/models.py:1")
+    status = rq("--status").out
+    assert f"  {moved}  main" in status
+    assert f"  {repo.root}  " not in status  # the old checkout was pruned
+    assert "1 repositories, 1 checkouts" in status
+
+
+def test_ctrl_c_while_waiting_prints_what_was_found(make_repo: Callable[..., Repo]) -> None:
+    import signal
+
+    from rq_engine.store.paths import index_db_path
+    from tests.conftest import rq_bin
+    from tests.tui.ptyproc import PtyProcess
+
+    # ~4 s of parsing, so the interrupt lands mid-warm; a typo never matches literally,
+    # so the query waits for the whole sweep
+    body = "".join(f"def f{k}():\n    pass\n\n" for k in range(30))
+    body += "".join(f"x{k} = [{', '.join(map(str, range(60)))}]\n" for k in range(200))
+    files = {f"p{i // 100}/m{i}.py": body for i in range(700)}
+    repo = make_repo({**files, "a/widget.py": "class WidgetFactory:\n    pass\n"})
+    p = PtyProcess([*rq_bin(), "-q", "WidgetFactroy"], cwd=repo.root, env=dict(os.environ))
+    p.expect("indexing", timeout=60)  # the heads-up: a person is waiting
+
+    def committed() -> bool:  # the one near miss is in the index (read-only look)
+        try:
+            conn = sqlite3.connect(f"file:{index_db_path()}?mode=ro", uri=True)
+            try:
+                return bool(
+                    conn.execute("SELECT 1 FROM files WHERE path = 'a/widget.py'").fetchone()
+                )
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return False
+
+    until(committed, "the first batches to commit")
+    assert p.proc.poll() is None, "the warm ended before it could be interrupted"
+    p.proc.send_signal(signal.SIGINT)  # Ctrl-C (the pty is not its controlling terminal)
+    code = p.wait(timeout=60)
+    text = p.text
+    assert code == 130
+    assert "a/widget.py:1" in text and "WidgetFactory" in text
+
+
+def test_usage_counts_hits_misses_and_warming_apart(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    assert rq("-q", "--no-wait", "Order", cwd=repo.root).code == 2  # warming
+    assert rq("-q", "Order", cwd=repo.root).code == 0  # hit
+    assert rq("-q", "Zebra", cwd=repo.root).code == 1  # miss
+    assert rq("-q", "--json", "Order", cwd=repo.root).code == 0
+    rows = json.loads(rq("--usage", "--json").out)
+    total = {k: sum(r[k] for r in rows) for k in ("searches", "misses", "warming", "on_complete")}
+    assert total == {"searches": 4, "misses": 1, "warming": 1, "on_complete": 3}
+    assert {r["flags"] for r in rows} >= {"json", "no-wait", ""}
+
+
+# --- rq --text reads the same freshness rules ------------------------------------------------
+
+
+def test_text_queries_warm_a_never_indexed_repository_and_see_edits(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(SRC)
+    r = rq("--text", "order view", "--limit", "1", cwd=repo.root)
+    assert (r.code, locs(r)) == (0, ["app/views.py:1"]), r.err
+    p = repo.root / "app/views.py"
+    p.write_text("#\n" * 20 + p.read_text())
+    r = rq("--text", "order view", "--limit", "1", cwd=repo.root)
+    assert locs(r) == ["app/views.py:21"]
+    r = rq("--text", "order view", "--no-wait", "--json", cwd=repo.root)
+    assert json.loads(r.out)["results"][0]["line"] == 21
