@@ -138,7 +138,7 @@ class PickerApp(App[Outcome]):
     def on_unmount(self) -> None:
         if self._picker.tokens:
             self._picker.tokens[-1].cancel()  # stop a running search before closing its index
-        self.session.finish()
+        self.session.finish(*self._picker.outcome())
         self.session.close()
         if self._gc_threshold is not None:  # give the process its collector back
             gc.set_threshold(*self._gc_threshold)

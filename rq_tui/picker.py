@@ -387,6 +387,15 @@ class PickerScreen(Screen[None]):
             note="; ".join(n for n in (self.progress, self.note) if n),
         )
 
+    def outcome(self) -> tuple[str | None, str]:
+        """What the picker's search came to, for the usage counters: (hit | miss |
+        warming, or None when nothing was searched; the coverage state)."""
+        if self.final_query is None or not self.final_query.strip():
+            return None, self.state
+        if self.count:
+            return "hit", self.state
+        return ("miss" if self.state == "complete" else "warming"), self.state
+
     # --- the side pane ----------------------------------------------------
 
     @on(ResultList.Highlighted)

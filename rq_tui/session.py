@@ -126,11 +126,30 @@ class SearchSession:
             conn.close()
         return "here"
 
-    def finish(self) -> None:
-        """Reap warmer processes this picker started that have exited."""
+    def finish(self, outcome: str | None = None, state: str = "") -> None:
+        """The picker is closing: count its search once (the last query's outcome:
+        hit | miss | warming; None when nothing was searched) — not every keystroke —
+        and reap warmer processes it started that have exited."""
         from rq_engine.index.warm import reap
 
         reap()
+        if outcome is None or not self._lock.acquire(timeout=1.0):
+            return
+        try:
+            from rq_engine.store import usage
+
+            svc = self._service(False)
+            usage.record(
+                svc.conn,
+                source="picker",
+                flags="",
+                outcome=outcome,
+                on_complete=state == "complete",
+            )
+        except Exception:  # the store may be gone or busy: counting never fails a picker
+            pass
+        finally:
+            self._lock.release()
 
     def close(self, timeout: float = 1.0) -> None:
         """Close the index, once the running search (already cancelled) has let go of it.

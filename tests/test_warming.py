@@ -410,10 +410,13 @@ def test_usage_counts_hits_misses_and_warming_apart(
     assert rq("-q", "Order", cwd=repo.root).code == 0  # hit
     assert rq("-q", "Zebra", cwd=repo.root).code == 1  # miss
     assert rq("-q", "--json", "Order", cwd=repo.root).code == 0
+    assert rq("--text", "order view", cwd=repo.root).code == 0
     rows = json.loads(rq("--usage", "--json").out)
-    total = {k: sum(r[k] for r in rows) for k in ("searches", "misses", "warming", "on_complete")}
+    cli = [r for r in rows if r["source"] == "cli"]
+    total = {k: sum(r[k] for r in cli) for k in ("searches", "misses", "warming", "on_complete")}
     assert total == {"searches": 4, "misses": 1, "warming": 1, "on_complete": 3}
-    assert {r["flags"] for r in rows} >= {"json", "no-wait", ""}
+    assert {r["flags"] for r in cli} >= {"json", "no-wait", ""}
+    assert [(r["source"], r["searches"]) for r in rows if r["source"] != "cli"] == [("text", 1)]
 
 
 # --- rq --text reads the same freshness rules ------------------------------------------------

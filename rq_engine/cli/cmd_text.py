@@ -133,16 +133,34 @@ def run(ns: argparse.Namespace) -> int:
     )
     answer = _revalidate(ns, answer, cwd, limit)
     code = _render(ns, answer, cwd)
-    if handoff is not None:  # after the answer: leftover warming goes to the detached child
-        from rq_engine.search.service import start_warmer
-        from rq_engine.store.db import connect
-
-        conn = connect()
-        try:
-            start_warmer(conn, handoff)
-        finally:
-            conn.close()
+    _after(ns, answer, code, handoff)
     return code
+
+
+def _after(ns: argparse.Namespace, a: TextAnswer, code: int, handoff: Checkout | None) -> None:
+    """After the answer is out: count it (D13), hand leftover warming to the detached child."""
+    if a.realization.source != "index":
+        return
+    from rq_engine.search.service import start_warmer
+    from rq_engine.store import usage
+    from rq_engine.store.db import connect
+
+    outcome = {int(ExitCode.OK): "hit", int(ExitCode.MISS): "miss"}.get(code, "warming")
+    conn = connect()
+    try:
+        usage.record(
+            conn,
+            source="text",
+            flags=usage.flags_key(
+                "json" if ns.json else "", "ndjson" if ns.ndjson else "", ns.ranker or ""
+            ),
+            outcome=outcome,
+            on_complete=not a.realization.warming,
+        )
+        if handoff is not None:
+            start_warmer(conn, handoff)
+    finally:
+        conn.close()
 
 
 def _summary(g: Graph) -> int:

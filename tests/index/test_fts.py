@@ -90,3 +90,30 @@ os._exit(9)
     fts_ok(db)
     assert _match(db, "dge") == {f"Widget{i}" for i in range(5)}
     assert dump(db) == truth(repo.root)
+
+
+def test_a_big_change_to_an_indexed_repository_takes_the_bulk_path(
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
+) -> None:
+    """A pull or a checkout that rewrites hundreds of files suspends the per-row
+    triggers too: every batch takes the old rows out of FTS and the names, puts the
+    new ones in, and the result equals a clean index."""
+    from tests.index.test_derived import derived_whole
+
+    repo = _repo(make_repo, 260)
+    assert index_under(db, repo.root, workers=2).cold
+    for i in range(230):  # rewritten: every old name goes, new ones come
+        repo.write(f"m{i:03}.py", f"class Gadget{i}:\n    def whirl{i}(self):\n        pass\n")
+    for i in range(230, 245):
+        (repo.root / f"m{i:03}.py").unlink()
+    repo.write("extra.py", "def brand_new():\n    pass\n")
+    s = index_under(db, repo.root, workers=2)
+    assert s.cold and s.complete and s.files_deleted == 15
+    fts_ok(db)
+    derived_whole(db)
+    assert dump(db) == truth(repo.root)
+    assert _match(db, "dge") == {f"Gadget{i}" for i in range(230)} | {
+        f"Widget{i}" for i in range(245, 260)
+    }
+    names = {r[0] for r in db.execute("SELECT name FROM names")}
+    assert "Widget0" not in names and "Gadget0" in names and "brand_new" in names

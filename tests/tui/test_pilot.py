@@ -425,6 +425,22 @@ def test_results_appear_as_someone_else_warms_the_index(make_repo: Callable[...,
     drive(app, script)
 
 
+def test_a_picker_session_counts_as_one_search(shop: Repo) -> None:
+    app = PickerApp(cwd=shop.root, query="Refu")
+
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("n", "d")  # three searches while typing: one session
+        await settle(pilot)
+
+    drive(app, script)
+    conn = connect()
+    try:
+        rows = conn.execute("SELECT source, searches, misses FROM usage_daily").fetchall()
+    finally:
+        conn.close()
+    assert rows == [("picker", 1, 0)]
+
+
 def test_tuned_collector_waits_for_a_pause_and_is_restored(shop: Repo) -> None:
     before = gc.get_threshold()
     app = PickerApp(cwd=shop.root, query="ord", tune_gc=True)
