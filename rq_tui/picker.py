@@ -179,8 +179,17 @@ class PickerScreen(Screen[None]):
         except Exception as e:  # the store may be busy or broken: say so, keep searching
             self.post_message(SearchFailed(self.generation, f"warming failed: {e}"))
             return
-        if started is not None:
+        if started is not None and started.startswith("live:"):
+            self.app.call_from_thread(self._live_scanned, int(started[5:]))
+        elif started is not None:
             self.app.call_from_thread(self._start_watching)
+
+    def _live_scanned(self, files: int) -> None:
+        self.progress = f"live scan of {files} files (rq --index keeps an index)"
+        query = self.query_one("#query", Input).value
+        if query.strip():
+            self.start_search(query, again=True)
+        self._refresh_status()
 
     def _start_watching(self) -> None:
         if self._watch_timer is None:
@@ -342,6 +351,8 @@ class PickerScreen(Screen[None]):
             "warming": "no matches yet: the index is still warming",
             "never": "no matches: this directory is not indexed (rq --index)",
         }.get(self.state, "no matches")
+        if self.progress.startswith("live scan"):
+            text = "no matches in the scanned files"
         self.query_one("#results", ResultList).show_placeholder(text)
 
     def _cancel_no_match(self) -> None:

@@ -99,15 +99,19 @@ class SearchSession:
     def warm(self) -> str | None:
         """Start warming the working directory's repository if it needs it: never
         indexed, warming, or complete but not checked lately. Returns "detached" (a
-        warmer process runs), "here" (warmed in this thread, RQ_WARM_DETACH=0), or
-        None when nothing was needed. Call it from a worker thread."""
+        warmer process runs), "here" (warmed in this thread, RQ_WARM_DETACH=0),
+        "live:N" (an untracked plain directory: N files scanned into memory for this
+        picker, not indexed), or None when nothing was needed. Call it from a worker
+        thread."""
         from rq_engine.index import warm as warming
 
         with self._lock:
             svc = self._service(False)
             co = svc.needs_warming()
             if co is None:
-                return None
+                # an untracked plain directory: scan it once, live, for this picker
+                live = svc.scan_live(workers=1)
+                return None if live is None else f"live:{live.files}"
             if warming.detached():
                 warming.hand_off(svc.conn, co)
                 return "detached"

@@ -77,50 +77,99 @@ def scan(
     Hits' `root` is the directory they were found under (`cwd` itself for the live
     part), so `hit.abspath` names the real file. A cancelled scan returns no hits.
     """
-    # deferred: the indexer and walker cost ~24 ms to import, which a face that
-    # imports this module but queries an indexed repository should not pay
-    from rq_engine.index.walker import walk_native_bounded
-
-    root = Path(os.path.abspath(cwd)).resolve()
-    budget = LIVE_BUDGET_MS if budget_ms is None else budget_ms
-    deadline = time.monotonic() + budget / 1000
-    store = _open_store()
+    live = LiveIndex.build(
+        cwd, budget_ms=budget_ms, cancel=cancel, workers=workers, max_files=max_files
+    )
     try:
-        indexed = _indexed_under(store, root) if store is not None else []
-        skip = [os.path.relpath(r, root).replace(os.sep, "/") for r in indexed]
-        paths, complete = walk_native_bounded(
-            root, max_files, keep=_is_source, skip=skip, deadline=deadline
-        )
-        hits: list[Hit] = []
-        files = 0
-        if paths and not _cancelled(cancel):
-            live, files, parsed_all = _scan_files(
-                root, paths, query, limit, deadline, cancel, workers
-            )
-            hits += live
-            complete = complete and parsed_all
-        if store is not None:
-            hits += _search_store(store, indexed, query, limit, cancel)
+        return live.search(query, limit=limit, cancel=cancel)
     finally:
-        if store is not None:
-            store.close()
-    if _cancelled(cancel):
-        return LiveResult(hits=[], complete=False, files=files)
-    hits.sort(key=lambda h: (-h.score.total, h.path, h.line, h.root))
-    return LiveResult(hits=hits[:limit], complete=complete, files=files)
+        live.close()
+
+
+class LiveIndex:
+    """One live scan kept for many queries (the picker, typing in an untracked
+    directory): the in-memory store of the scanned files plus the persistent index's
+    repositories under the directory. `build` scans; `search` answers."""
+
+    def __init__(
+        self,
+        root: Path,
+        mem: sqlite3.Connection | None,
+        store: sqlite3.Connection | None,
+        indexed: list[Path],
+        complete: bool,
+        files: int,
+    ) -> None:
+        self.root = root
+        self.mem = mem
+        self.store = store
+        self.indexed = indexed
+        self.complete = complete
+        self.files = files
+
+    @staticmethod
+    def build(
+        cwd: Path,
+        *,
+        budget_ms: int | None = None,
+        cancel: CancelToken | None = None,
+        workers: int | None = None,
+        max_files: int = LIVE_MAX_FILES,
+    ) -> LiveIndex:
+        # deferred: the indexer and walker cost ~24 ms to import, which a face that
+        # imports this module but queries an indexed repository should not pay
+        from rq_engine.index.walker import walk_native_bounded
+
+        root = Path(os.path.abspath(cwd)).resolve()
+        budget = LIVE_BUDGET_MS if budget_ms is None else budget_ms
+        deadline = time.monotonic() + budget / 1000
+        store = _open_store()
+        try:
+            indexed = _indexed_under(store, root) if store is not None else []
+            skip = [os.path.relpath(r, root).replace(os.sep, "/") for r in indexed]
+            paths, complete = walk_native_bounded(
+                root, max_files, keep=_is_source, skip=skip, deadline=deadline
+            )
+            mem = None
+            files = 0
+            if paths and not _cancelled(cancel):
+                mem, files, parsed_all = _scan_files(root, paths, deadline, cancel, workers)
+                complete = complete and parsed_all
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
+        return LiveIndex(root, mem, store, indexed, complete and not _cancelled(cancel), files)
+
+    def search(self, query: str, *, limit: int, cancel: CancelToken | None = None) -> LiveResult:
+        hits: list[Hit] = []
+        if self.mem is not None:
+            # all_repos: the store holds only this directory, and it still answers if
+            # `root` sits inside a git work tree (where locate() looks for the git root)
+            hits += _final_hits(Searcher(self.mem, self.root, all_repos=True), query, limit, cancel)
+        if self.store is not None:
+            hits += _search_store(self.store, self.indexed, query, limit, cancel)
+        if _cancelled(cancel):
+            return LiveResult(hits=[], complete=False, files=self.files)
+        hits.sort(key=lambda h: (-h.score.total, h.path, h.line, h.root))
+        return LiveResult(hits=hits[:limit], complete=self.complete, files=self.files)
+
+    def close(self) -> None:
+        for conn in (self.mem, self.store):
+            if conn is not None:
+                conn.close()
+        self.mem = self.store = None
 
 
 def _scan_files(
     root: Path,
     paths: list[str],
-    query: str,
-    limit: int,
     deadline: float,
     cancel: CancelToken | None,
     workers: int | None,
-) -> tuple[list[Hit], int, bool]:
-    """Index `paths` into a fresh in-memory store and search it: (hits, files looked
-    at, whether every path was parsed before the deadline)."""
+) -> tuple[sqlite3.Connection, int, bool]:
+    """Index `paths` into a fresh in-memory store: (the store, files looked at, whether
+    every path was parsed before the deadline)."""
     from rq_engine.index.indexer import run_index
 
     mem = connect_memory()
@@ -129,14 +178,11 @@ def _scan_files(
         # feeds a scoring feature (path_project), so it must match a real index.
         co = Checkout(root=root, identity=f"local:{root}", branch=None, git_dir=None)
         stats = run_index(mem, co, files=paths, deadline=deadline, cancel=cancel, workers=workers)
-        files = stats.files_indexed + stats.files_skipped + stats.files_failed
-        parsed_all = not (stats.timed_out or stats.cancelled)
-        # all_repos: the store holds only this directory, and it still answers if
-        # `root` sits inside a git work tree (where locate() looks for the git root)
-        searcher = Searcher(mem, root, all_repos=True)
-        return _final_hits(searcher, query, limit, cancel), files, parsed_all
-    finally:
+    except BaseException:
         mem.close()
+        raise
+    files = stats.files_indexed + stats.files_skipped + stats.files_failed
+    return mem, files, not (stats.timed_out or stats.cancelled)
 
 
 def _search_store(
@@ -203,4 +249,4 @@ def _cancelled(cancel: CancelToken | None) -> bool:
     return cancel is not None and cancel.cancelled
 
 
-__all__ = ["LIVE_BUDGET_MS", "LIVE_MAX_FILES", "LiveResult", "scan"]
+__all__ = ["LIVE_BUDGET_MS", "LIVE_MAX_FILES", "LiveIndex", "LiveResult", "scan"]

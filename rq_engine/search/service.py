@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from rq_engine.index.indexer import IndexProgress
+    from rq_engine.search.live import LiveIndex
 
 # A search watching another process warm re-reads every POLL_INTERVAL: coarse
 # enough not to steal CPU or lock churn from the writer, fine enough that an
@@ -171,6 +172,7 @@ class QueryService:
         self._handoff: Checkout | None = None
         self._last: Answer | None = None
         self._early = False  # the running pass was cancelled because the answer was in
+        self._scan: LiveIndex | None = None  # a kept live scan (the picker, untracked dir)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -454,6 +456,11 @@ class QueryService:
         """The picker's per-keystroke search: batches as the layers produce them, from the
         index as it is (no warming here: `warm_in_background` does that); the final
         batch is revalidated (its stale files reindexed in-process) before it is yielded."""
+        if self._scan is not None:
+            res = self._scan.search(query, limit=limit, cancel=cancel)
+            if not cancel.cancelled:
+                yield Batch(res.hits, "live", True, "never")
+            return
         s = self.searcher()
         final: Batch | None = None
         for batch in s.search(query, limit=limit, cancel=cancel):
@@ -467,6 +474,26 @@ class QueryService:
             s, hits = self._validated(query, limit)
             final = Batch(hits, final.layer, True, s.state, final.elapsed_ms, final.notes)
         yield final
+
+    def scan_live(self, workers: int | None = None) -> LiveIndex | None:
+        """For a face that stays open in an untracked plain directory (the picker): scan
+        it once, bounded, and answer every later `stream` from that scan. None (and no
+        scan) when the directory is a git work tree or indexed."""
+        if self._scan is not None:
+            return self._scan
+        s = self.searcher()
+        if s.repo_id is not None or self.all_repos:
+            return None
+        from rq_engine.core.identity import git_root
+
+        if git_root(self.cwd) is not None:
+            return None
+        from pathlib import Path
+
+        from rq_engine.search.live import LiveIndex
+
+        self._scan = LiveIndex.build(Path(self.cwd), workers=workers)
+        return self._scan
 
     def describe(self) -> tuple[str | None, str, str]:
         """(repository identity, coverage state, checkout root) of the working directory."""
@@ -529,6 +556,9 @@ class QueryService:
             start_warmer(self.conn, co)
 
     def close(self) -> None:
+        if self._scan is not None:
+            self._scan.close()
+            self._scan = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None

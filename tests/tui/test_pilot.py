@@ -401,6 +401,28 @@ def test_the_picker_warms_a_never_indexed_repository_itself(make_repo: Callable[
     drive(app, script)
 
 
+def test_in_a_plain_directory_the_picker_searches_a_live_scan(tmp_path: Path) -> None:
+    (tmp_path / "billing.py").write_text("class RefundProcessor:\n    pass\n")
+    (tmp_path / "util.rb").write_text("def refund_all\nend\n")
+    app = PickerApp(cwd=tmp_path, query="refund")
+
+    async def script(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: len(names(app)) == 2)
+        assert set(names(app)) == {"RefundProcessor", "refund_all"}
+        assert "live scan of 2 files" in status_text(app)
+        await pilot.press(*"zzqx")
+        await until(
+            pilot, lambda: "no matches in the scanned files" in results(app).render_line(0).text
+        )
+
+    drive(app, script)
+    conn = connect()
+    try:  # nothing was indexed: a plain directory is indexed only when asked
+        assert conn.execute("SELECT count(*) FROM files").fetchone() == (0,)
+    finally:
+        conn.close()
+
+
 def test_results_appear_as_someone_else_warms_the_index(make_repo: Callable[..., Repo]) -> None:
     repo = build_shop(make_repo, index=False)
     seed_only(repo, ["shop"])
