@@ -209,3 +209,11 @@ def note_edits(conn: sqlite3.Connection, root: str | os.PathLike[str], paths: li
         tracked = _tracked(conn, os.fspath(root))
         tracked.edits = [*tracked.edits, *paths]
         _put_tracked(conn, os.fspath(root), tracked)
+
+
+def forget(conn: sqlite3.Connection, roots: list[str]) -> None:
+    """A checkout is gone (pruned, dropped): its verdict and tracked state go too, or a
+    later index of the same path would trust them (its commit times never read)."""
+    conn.executemany(
+        "DELETE FROM meta WHERE key IN (?, ?)", [(VERDICT + r, TRACKED + r) for r in roots]
+    )

@@ -25,7 +25,7 @@ from pathlib import Path
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, checkout_for
 from rq_engine.core.value import field, value
-from rq_engine.index import fts, tiers
+from rq_engine.index import fresh, fts, tiers
 from rq_engine.index.parse import (
     FAILED,
     GONE,
@@ -141,6 +141,7 @@ def drop_repository(conn: sqlite3.Connection, root: Path) -> writes.Dropped | No
         fts.repair(conn)
         with writes.transaction(conn):
             fts.note_write(conn, None)
+            fresh.forget(conn, writes.checkout_roots(conn, rid))
             dropped = writes.delete_repository(conn, rid)
         derived.after_batch(conn, rid)
     return dropped
@@ -278,10 +279,11 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             checkout.root, git=checkout.git_dir is not None, subtrees=subtrees
         )
     fts.repair(conn)
+    derived.drain(conn)  # names a writer killed before its drain left queued (~free when none)
     with writes.transaction(conn):
         repo_id = writes.upsert_repository(conn, checkout.identity)
         checkout_id = writes.upsert_checkout(conn, repo_id, root, checkout.branch)
-        writes.prune_checkouts(conn, repo_id)
+        fresh.forget(conn, writes.prune_checkouts(conn, repo_id))
     stats.repository_id = repo_id
     was = writes.coverage_status(conn, repo_id)
     was_complete = was == "complete"

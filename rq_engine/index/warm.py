@@ -117,12 +117,16 @@ def warm(
     whether anything moved, reindex that, record the verdict. Otherwise: sweep, active
     files first, until coverage completes or the budget runs out. None when nothing
     needed indexing."""
-    from rq_engine.store import writes
+    from rq_engine.index import fts
+    from rq_engine.store import derived, writes
 
+    fts.repair(conn)  # a warmer killed mid bulk pass: its triggers come back first
+    derived.drain(conn)  # …and the names it queued but never drained
     rid = writes.repository_id(conn, checkout.identity)
     if rid is not None:
         with writes.transaction(conn):
-            writes.prune_checkouts(conn, rid)  # a moved repository forgets its old path
+            # a moved repository forgets its old path (and what was known of it)
+            fresh.forget(conn, writes.prune_checkouts(conn, rid))
     if rid is not None and writes.coverage_status(conn, rid) == "complete":
         moved = fresh.check(conn, checkout, rid)
         if not moved.moved:

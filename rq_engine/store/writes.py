@@ -87,17 +87,27 @@ def upsert_checkout(
     return cid
 
 
-def prune_checkouts(conn: sqlite3.Connection, repository_id: int) -> int:
-    """Forget checkouts of this repository whose directory is gone (a moved repo self-heals)."""
+def prune_checkouts(conn: sqlite3.Connection, repository_id: int) -> list[str]:
+    """Forget checkouts of this repository whose directory is gone (a moved repo
+    self-heals). Returns their roots."""
     gone = [
-        (cid,)
+        (int(cid), str(root))
         for cid, root in conn.execute(
             "SELECT id, root_path FROM checkouts WHERE repository_id = ?", (repository_id,)
         ).fetchall()
         if not os.path.isdir(root)
     ]
-    conn.executemany("DELETE FROM checkouts WHERE id = ?", gone)
-    return len(gone)
+    conn.executemany("DELETE FROM checkouts WHERE id = ?", [(cid,) for cid, _ in gone])
+    return [root for _, root in gone]
+
+
+def checkout_roots(conn: sqlite3.Connection, repository_id: int) -> list[str]:
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT root_path FROM checkouts WHERE repository_id = ?", (repository_id,)
+        )
+    ]
 
 
 def mark_checkout_indexed(conn: sqlite3.Connection, checkout_id: int) -> None:
