@@ -45,6 +45,9 @@ PREWARM_AFTER = 0.3
 # While the index warms, how often the picker looks at its coverage and, when a
 # warmer committed since, re-runs the query so results appear as files are indexed (s).
 WATCH_EVERY = 0.25
+# How often an open picker asks again whether its repository needs warming (s): the
+# recheck window (RQ_WARM_RECHECK_MS), so edits made while it is open are picked up.
+REWARM_EVERY = 10.0
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 
 
@@ -166,6 +169,12 @@ class PickerScreen(Screen[None]):
         self.start_search(self.query_one("#query", Input).value)
         self.set_timer(PREWARM_AFTER, self._prewarm)
         if self.warm_enabled:
+            self._warm_repository()
+            self.set_interval(REWARM_EVERY, self._rewarm)
+
+    def _rewarm(self) -> None:
+        # (a search is typed against an index the developer keeps editing under it)
+        if self._watch_timer is None and not self.progress.startswith("live scan"):
             self._warm_repository()
 
     # --- warming ----------------------------------------------------------

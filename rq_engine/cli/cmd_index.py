@@ -90,6 +90,14 @@ def _index(arg: str, subtrees: list[str]) -> int:
     # next search trusts the index without asking git again.
     checkout = checkout_for(root)
     subs = [_subtree(checkout.root, root, s) for s in subtrees]
+    if checkout.git_dir is None:
+        outer = _tracked_outside_git(root)
+        if outer is not None and outer != root:
+            # inside a directory already indexed: index this part of it, not a new one
+            print(f"rq: {root} is inside the indexed directory {outer}", file=sys.stderr)
+            checkout = checkout_for(outer)
+            subs = [_subtree(outer, root, s) for s in subtrees or ["."]]
+            subs = [s or "." for s in subs]
     walk = walker.start(checkout.root, git=checkout.git_dir is not None, subtrees=subs)
     stamp = gitstate.stamp(checkout.git_dir)
     status = gitstate.PendingStatus(checkout.root) if checkout.git_dir is not None else None
@@ -104,8 +112,8 @@ def _index(arg: str, subtrees: list[str]) -> int:
         if stats.complete:
             st = status.result() if status is not None else None
             changed = bool(stats.files_indexed or stats.files_deleted)
-            dirty = st.dirty if st is not None else []
-            fresh.settle(conn, checkout, stats.repository_id, stamp, dirty, reindexed=changed)
+            held = fresh.held_keys(checkout.root, st)
+            fresh.settle(conn, checkout, stats.repository_id, stamp, held, reindexed=changed)
     except KeyboardInterrupt:
         if bar:
             bar.clear()
@@ -133,6 +141,23 @@ def _index(arg: str, subtrees: list[str]) -> int:
     if stats.files_failed > len(stats.errors):
         print(f"rq:   … and more ({stats.files_failed} failures in all)", file=sys.stderr)
     return int(ExitCode.OK)
+
+
+def _tracked_outside_git(root: Path) -> Path | None:
+    """The directory indexed with `rq --index` that holds `root`, if any (no git)."""
+    from rq_engine.store.paths import index_db_file
+    from rq_engine.store.repos import tracked_root
+
+    if not Path(index_db_file()).exists():
+        return None
+    from rq_engine.store.db import connect
+
+    conn = connect(readonly=True)
+    try:
+        found = tracked_root(conn, str(root))
+    finally:
+        conn.close()
+    return Path(found) if found is not None else None
 
 
 def _subtree(root: Path, base: Path, sub: str) -> str:

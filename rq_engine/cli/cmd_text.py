@@ -60,11 +60,27 @@ def _bring_up(ns: argparse.Namespace, cwd: Path) -> Checkout | None:
             if human:
                 _say(f"indexing {co.root} before ranking it (Ctrl-C stops; what is done is kept)")
             state = warm.until_complete(conn, co, budget_ms=wait.budget_ms)
+        elif state == "complete" and not wait.none and not fresh.fresh(conn, co.root, co.git_dir):
+            # the ranking reads every definition: what moved since the index was settled
+            # is reindexed first (a symbol query asks only on a miss; a text query has none)
+            rid = _repo_id(conn, co.identity)
+            moved = fresh.check(conn, co, rid)
+            if moved.moved:
+                stats = warm.catch_up(conn, co, moved, budget_ms=wait.budget_ms)
+                if stats.timed_out or not (stats.complete or not moved.walk):
+                    return co
+            fresh.settle(conn, co, rid, moved.stamp, moved.held, reindexed=moved.moved)
+            return None
         if state != "complete" or not fresh.fresh(conn, co.root, co.git_dir):
             return co
     finally:
         conn.close()
     return None
+
+
+def _repo_id(conn: sqlite3.Connection, identity: str) -> int:
+    row = conn.execute("SELECT id FROM repositories WHERE identity = ?", (identity,)).fetchone()
+    return int(row[0])
 
 
 def _coverage(conn: sqlite3.Connection, identity: str) -> str:

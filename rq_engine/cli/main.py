@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
                 os.chdir(ns.cwd)
             except OSError as e:
                 raise RqError(f"-C {ns.cwd}: {e.strerror}", ExitCode.USAGE) from e
+        try:
+            os.getcwd()
+        except OSError as e:  # deleted (or unreadable) under the shell that started us
+            raise RqError(f"the working directory is gone: {e.strerror}", ExitCode.IOERR) from e
         return _dispatch(ns)
     except RqError as e:
         _say(e.message)

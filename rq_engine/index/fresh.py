@@ -46,34 +46,71 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+Key = tuple[int, int] | None  # (mtime ns, size) of a file, None when it does not exist
+
+
+def stat_key(root: str | os.PathLike[str], path: str) -> Key:
+    try:
+        st = os.stat(os.path.join(root, path))
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def held_keys(root: str | os.PathLike[str], status: gitstate.Status | None) -> dict[str, Key]:
+    """What git called dirty or deleted, with each source file's stat key right now: the
+    files the index takes in as they are (edits, deletions) and must look at again."""
+    if status is None:
+        return {}
+    paths = {p for p in (*status.dirty, *status.deleted) if language_for_path(p)}
+    return {p: stat_key(root, p) for p in sorted(paths)}
+
+
 class Tracked(Record):
     """What the index holds of a checkout: the HEAD it indexed, the HEAD its commit
-    times were read at, and the files it took in as uncommitted edits."""
+    times were read at, and the files it took in while git called them dirty or
+    deleted, each with its stat key then (a file rq skips or that was deleted has no
+    row to compare with, so the key is what a later check compares)."""
 
-    __slots__ = ("head", "times_head", "edits")
+    __slots__ = ("head", "times_head", "held")
     head: str | None
     times_head: str | None
-    edits: list[str]
+    held: dict[str, Key]
 
-    def __init__(self, head: str | None, times_head: str | None, edits: list[str]) -> None:
+    def __init__(self, head: str | None, times_head: str | None, held: dict[str, Key]) -> None:
         self.head = head
         self.times_head = times_head
-        self.edits = edits
+        self.held = held
 
 
 def _tracked(conn: sqlite3.Connection, root: str) -> Tracked:
     # Plain lines, not JSON (~2 ms to import on a search revalidating an edit): the
-    # HEAD, the commit-times HEAD, then one edited path a line ("-" for none).
+    # HEAD, the commit-times HEAD ("-" for none), then "<mtime> <size>\t<path>" or
+    # "-\t<path>" a held file.
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (TRACKED + root,)).fetchone()
     lines = str(row[0]).split("\n") if row else []
     head = lines[0] if lines and lines[0] != "-" else None
     times = lines[1] if len(lines) > 1 and lines[1] != "-" else None
-    return Tracked(head, times, [p for p in lines[2:] if p])
+    held: dict[str, Key] = {}
+    for line in lines[2:]:
+        key, tab, path = line.partition("\t")
+        if not tab or not path:
+            continue
+        try:
+            mtime, size = key.split()
+            held[path] = (int(mtime), int(size))
+        except ValueError:
+            held[path] = None
+    return Tracked(head, times, held)
 
 
 def _put_tracked(conn: sqlite3.Connection, root: str, t: Tracked) -> None:
-    edits = sorted({p for p in t.edits if "\n" not in p})
-    text = "\n".join([t.head or "-", t.times_head or "-", *edits])
+    held = [
+        (f"{k[0]} {k[1]}" if k else "-") + "\t" + p
+        for p, k in sorted(t.held.items())
+        if "\n" not in p
+    ]
+    text = "\n".join([t.head or "-", t.times_head or "-", *held])
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (TRACKED + root, text))
 
 
@@ -88,28 +125,30 @@ def fresh(
         return False
     at, _, stamp = str(row[0]).partition(" ")
     try:
-        if _now_ms() - int(at) >= recheck_ms():
-            return False
+        age = _now_ms() - int(at)
     except ValueError:
+        return False
+    if not 0 <= age < recheck_ms():  # (a clock set back must not stretch the window)
         return False
     return stamp == gitstate.stamp(git_dir)
 
 
 class Moved(Record):
     """What a check found: `paths` to reindex, or `walk` (ask every file by stat).
-    `stamp` was taken before the check; `dirty` is what git called dirty."""
+    `stamp` was taken before the check; `held` is what git called dirty or deleted
+    then, with stat keys (held_keys)."""
 
-    __slots__ = ("paths", "walk", "stamp", "dirty")
+    __slots__ = ("paths", "walk", "stamp", "held")
     paths: list[str]
     walk: bool
     stamp: str
-    dirty: list[str]
+    held: dict[str, Key]
 
-    def __init__(self, paths: list[str], walk: bool, stamp: str, dirty: list[str]) -> None:
+    def __init__(self, paths: list[str], walk: bool, stamp: str, held: dict[str, Key]) -> None:
         self.paths = paths
         self.walk = walk
         self.stamp = stamp
-        self.dirty = dirty
+        self.held = held
 
     @property
     def moved(self) -> bool:
@@ -121,13 +160,13 @@ def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
     gd = checkout.git_dir
     st = gitstate.stamp(gd)  # before status: a change during the check leaves it stale
     if gd is None:
-        return Moved([], True, st, [])
+        return Moved([], True, st, {})
     s = gitstate.status(checkout.root)
     if s is None:
-        return Moved([], True, st, [])
+        return Moved([], True, st, {})
     tracked = _tracked(conn, str(checkout.root))
     old_head = tracked.head
-    new_head = gitstate.head(gd)
+    new_head = _head_of(st)
     paths: set[str] = set()
     walk = False
     if new_head != old_head:
@@ -138,24 +177,29 @@ def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
             walk = True  # an unknown or unborn HEAD: let the stat walk decide
         else:
             paths.update(diff)
-    candidates = {p for p in (*s.dirty, *s.deleted, *tracked.edits) if language_for_path(p)}
-    indexed = _file_keys(conn, repo_id, sorted(candidates))
+    held = held_keys(checkout.root, s)
+    candidates = sorted({*held, *(p for p in tracked.held if language_for_path(p))})
+    indexed = _file_keys(conn, repo_id, candidates)
     for p in candidates:
-        try:
-            sres = os.stat(os.path.join(checkout.root, p))
-            now = (sres.st_mtime_ns, sres.st_size)
-        except OSError:
-            now = None
-        if indexed.get(p) != now:
+        now = held[p] if p in held else stat_key(checkout.root, p)
+        if p in indexed:
+            was = indexed[p]  # the row: what the index holds
+        elif p in tracked.held:
+            was = tracked.held[p]  # no row (deleted, or a file rq skips): as it was then
+        else:
+            was = None  # never seen: new if it exists
+        if was != now:
             paths.add(p)
-    keep = sorted(p for p in paths if language_for_path(p))
-    return Moved(keep, walk, st, sorted(s.dirty))
+    return Moved(sorted(p for p in paths if language_for_path(p)), walk, st, held)
 
 
-def _file_keys(
-    conn: sqlite3.Connection, repo_id: int, paths: list[str]
-) -> dict[str, tuple[int, int] | None]:
-    out: dict[str, tuple[int, int] | None] = {}
+def _head_of(stamp: str) -> str | None:
+    head = stamp.partition(":")[0]
+    return head if head and head != "-" else None
+
+
+def _file_keys(conn: sqlite3.Connection, repo_id: int, paths: list[str]) -> dict[str, Key]:
+    out: dict[str, Key] = {}
     for i in range(0, len(paths), 500):
         chunk = paths[i : i + 500]
         marks = ",".join("?" * len(chunk))
@@ -172,18 +216,19 @@ def settle(
     checkout: Checkout,
     repo_id: int,
     stamp: str,
-    dirty: list[str],
+    held: dict[str, Key],
     *,
     reindexed: bool,
 ) -> None:
-    """Record that the index matches the work tree as of `stamp` (taken before the check
-    or sweep that made it so): the verdict, the HEAD indexed, the files held as edits.
-    Commit times are captured here, only when something was reindexed or HEAD moved
-    since the last capture (a `git log` over COMMIT_WINDOW_DAYS)."""
+    """Record that the index matches the work tree as of `stamp` (taken, with `held`,
+    before the check or sweep that made it so): the verdict, the HEAD indexed (the
+    stamp's: a checkout during the sweep must not be taken for indexed), the files
+    held. Commit times are captured here, only when something was reindexed or HEAD
+    moved since the last capture (a `git log` over COMMIT_WINDOW_DAYS)."""
     from rq_engine.store import writes
 
     root = str(checkout.root)
-    head = gitstate.head(checkout.git_dir)
+    head = _head_of(stamp)
     tracked = _tracked(conn, root)
     times: dict[str, int] = {}
     if checkout.git_dir is not None and (reindexed or tracked.times_head != head):
@@ -191,7 +236,7 @@ def settle(
     with writes.transaction(conn):
         if times:
             writes.set_commit_times(conn, repo_id, times)
-        _put_tracked(conn, root, Tracked(head, head, list(dirty)))
+        _put_tracked(conn, root, Tracked(head, head, dict(held)))
         conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             (VERDICT + root, f"{_now_ms()} {stamp}"),
@@ -200,20 +245,21 @@ def settle(
 
 def note_edits(conn: sqlite3.Connection, root: str | os.PathLike[str], paths: list[str]) -> None:
     """Files a search revalidated singly: the index now holds them as they are, which
-    may be an uncommitted edit the next check must look at again."""
+    may be an uncommitted edit (or a deletion) the next check must look at again."""
     from rq_engine.store import writes
 
     if not paths:
         return
     with writes.transaction(conn):
         tracked = _tracked(conn, os.fspath(root))
-        tracked.edits = [*tracked.edits, *paths]
+        tracked.held.update((p, stat_key(root, p)) for p in paths)
         _put_tracked(conn, os.fspath(root), tracked)
 
 
 def forget(conn: sqlite3.Connection, roots: list[str]) -> None:
-    """A checkout is gone (pruned, dropped): its verdict and tracked state go too, or a
-    later index of the same path would trust them (its commit times never read)."""
+    """A checkout is gone (pruned, dropped) or another checkout of its repository
+    rewrote the rows: its verdict and tracked state go, so its next check starts
+    from a stat walk instead of trusting them."""
     conn.executemany(
         "DELETE FROM meta WHERE key IN (?, ?)", [(VERDICT + r, TRACKED + r) for r in roots]
     )

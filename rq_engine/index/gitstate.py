@@ -206,7 +206,9 @@ def trunk(git_dir: StrPath) -> tuple[str, str] | None:
     return None
 
 
-def branch_files(root: StrPath, git_dir: StrPath | None, branch: str | None) -> list[str]:
+def branch_files(
+    root: StrPath, git_dir: StrPath | None, branch: str | None, timeout: float = GIT_TIMEOUT
+) -> list[str]:
     """On a feature branch: files that differ from the trunk since the branch left it
     (committed and uncommitted). The trunk itself, a detached HEAD or a repository
     without a trunk: none (the trunk pays nothing)."""
@@ -215,10 +217,12 @@ def branch_files(root: StrPath, git_dir: StrPath | None, branch: str | None) -> 
     t = trunk(git_dir)
     if t is None or t[1] == branch:
         return []
-    base = _git(root, "merge-base", "HEAD", t[0])
+    base = _git(root, "merge-base", "HEAD", t[0], timeout=timeout)
     if not base:
         return []
-    out = _git(root, "diff", "--name-only", "-z", "--no-renames", base.decode().strip())
+    out = _git(
+        root, "diff", "--name-only", "-z", "--no-renames", base.decode().strip(), timeout=timeout
+    )
     return [os.fsdecode(p) for p in (out or b"").split(b"\0") if p]
 
 

@@ -317,8 +317,19 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
 
     # --- order: active files, the query's leaf tier, names like the query, the rest
     if req.active_files or req.leaf or req.hint:
-        order, leaf_tier = tiers.order(
-            [j.path for j in jobs], root, active=req.active_files, leaf=req.leaf, hint=req.hint
+
+        def stop() -> bool:  # Ctrl-C or the budget, while the leaf tier is being read
+            cancelled = req.cancel is not None and req.cancel.cancelled
+            return cancelled or (req.deadline is not None and time.monotonic() >= req.deadline)
+
+        order, leaf_tier, whole = tiers.order(
+            [j.path for j in jobs],
+            root,
+            active=req.active_files,
+            leaf=req.leaf,
+            hint=req.hint,
+            cap=max_file_bytes(),
+            stop=stop,
         )
         by_path = {j.path: j for j in jobs}
         jobs = [by_path[p] for p in order]
@@ -326,6 +337,8 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             active = {_rel(a) for a in req.active_files}
             jobs = [j for j in jobs if j.path in leaf_tier or j.path in active]
         leaf_pending = {j.path for j in jobs if j.path in leaf_tier}
+        if not whole:
+            leaf_pending.add("\0")  # (no file is named so: the tier never reads as whole)
 
     worked = bool(jobs or doomed)
     start_status = was if targeted and was != "never" else "warming"
@@ -336,6 +349,11 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             stats.files_deleted = len(gone)
             writes.delete_files(conn, gone)
             writes.set_coverage(conn, repo_id, start_status)
+            if worked:
+                # The rows now follow this checkout's tree: another checkout of the same
+                # repository (a worktree, a second clone) can no longer trust what it
+                # recorded of them, so its next check walks and compares every file.
+                fresh.forget(conn, [r for r in writes.checkout_roots(conn, repo_id) if r != root])
         derived.after_batch(conn, repo_id)
 
     # --- parse and write, one transaction per batch. Many files to parse (a first

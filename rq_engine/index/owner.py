@@ -53,6 +53,8 @@ def start_time(pid: int) -> int | None:
         return _exists_or_none(pid)
     # The command name (field 2) is in parentheses and may hold spaces or ')'.
     fields = raw[raw.rfind(b")") + 2 :].split()
+    if fields[:1] in ([b"Z"], [b"X"]):
+        return None  # a zombie has exited: its parent just has not reaped it yet
     try:
         return int(fields[19])  # field 22 overall: starttime
     except (IndexError, ValueError):

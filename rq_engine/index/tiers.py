@@ -17,15 +17,15 @@ Stdlib only; reads files, never parses them.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from rq_engine.core.query import fold, looks_like_path
+from rq_engine.core.query import JOINERS, fold, looks_like_path
 
 # Joiners a query may leave out (core.query.JOINERS), as bytes for translate().
-_JOINERS = b"_-."
-# A file's text is searched in its first this many bytes: files above the
-# indexer's own limit are skipped there anyway.
-_READ_CAP = 1 << 20
+_JOINERS = JOINERS.encode()
+_NO_JOINERS = str.maketrans("", "", JOINERS)
+# How many files are read between two looks at the stop condition (Ctrl-C, the budget).
+_STOP_EVERY = 64
 
 
 def needle(leaf: str) -> bytes | None:
@@ -37,14 +37,19 @@ def needle(leaf: str) -> bytes | None:
     return f.encode("utf-8")
 
 
-def holds(path: str, want: bytes) -> bool:
-    """Whether the file's text, lower-cased without joiners, contains `want`.
-    Unreadable files say True: the parse will report them."""
+def holds(path: str, want: bytes, cap: int) -> bool:
+    """Whether the file's text (its first `cap` bytes: the indexer skips bigger files),
+    lower-cased without joiners, contains `want`. Unreadable files say True: the
+    parse will report them."""
     try:
         with open(path, "rb") as f:
-            data = f.read(_READ_CAP)
+            data = f.read(cap)
     except OSError:
         return True
+    if not want.isascii():
+        # bytes.lower() folds ASCII only; `Ärger` must find `ärger` as the scorer does
+        text = data.decode("utf-8", "replace").lower()
+        return want.decode() in text.translate(_NO_JOINERS)
     low = data.lower()
     if want in low:
         return True
@@ -67,15 +72,19 @@ def order(
     active: Iterable[str] = (),
     leaf: str | None = None,
     hint: str | None = None,
-) -> tuple[list[str], set[str]]:
+    cap: int = 1 << 20,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[list[str], set[str], bool]:
     """`paths` (repo-relative, walk order) reordered: active files, then the files
-    holding the leaf, then names resembling `hint`, then the rest. Returns the order
-    and the leaf tier (the active files among it count as done first)."""
+    holding the leaf, then names resembling `hint`, then the rest. Returns the order,
+    the leaf tier, and whether that tier is whole (False when `stop` cut the reading
+    short: then the literal answer cannot be known early)."""
     want_active = {a.replace(os.sep, "/").removeprefix("./") for a in active}
     first = [p for p in paths if p in want_active]
     taken = set(first)
     rest = [p for p in paths if p not in taken]
     leaf_tier: set[str] = set()
+    whole = True
     want = needle(leaf) if leaf and not looks_like_path(leaf) else None
     if leaf and looks_like_path(leaf):
         # a path query is answered from file paths (search/rank.py's path layer:
@@ -83,7 +92,12 @@ def order(
         text = leaf.strip("/").lower()
         leaf_tier = {p for p in paths if text in p.lower()}
     elif want is not None:
-        leaf_tier = {p for p in paths if holds(os.path.join(root, p), want)}
+        for i, p in enumerate(paths):
+            if stop is not None and i % _STOP_EVERY == 0 and stop():
+                whole = False
+                break
+            if holds(os.path.join(root, p), want, cap):
+                leaf_tier.add(p)
     if leaf_tier:
         first += [p for p in rest if p in leaf_tier]
         rest = [p for p in rest if p not in leaf_tier]
@@ -93,4 +107,4 @@ def order(
         if like:
             near = set(like)
             rest = like + [p for p in rest if p not in near]
-    return first + rest, leaf_tier
+    return first + rest, leaf_tier, whole

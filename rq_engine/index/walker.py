@@ -29,6 +29,9 @@ from typing import TYPE_CHECKING
 
 from rq_engine.core.value import value
 
+# `git ls-files` gives up after this long (s) and the native walker answers instead.
+GIT_TIMEOUT = 20.0
+
 if TYPE_CHECKING:
     # pathspec costs ~10 ms to import: only a walk outside git needs it (_load_ignore)
     from pathspec import GitIgnoreSpec
@@ -77,7 +80,15 @@ class PendingWalk:
             return Walk(paths=list(walk_native(self.root, self.subs)), via="native")
         err: BaseException | None = self.error
         if self.proc is not None:
-            out, stderr = self.proc.communicate()
+            try:
+                out, stderr = self.proc.communicate(timeout=GIT_TIMEOUT)
+            except subprocess.TimeoutExpired as e:
+                # a hung git (a stuck network filesystem, a lock): walk natively instead
+                self.proc.kill()
+                self.proc.communicate()
+                err = e
+                note = f"git ls-files took over {GIT_TIMEOUT:.0f} s; walked natively"
+                return Walk(paths=list(walk_native(self.root, self.subs)), via="native", note=note)
             if self.proc.returncode == 0:
                 return Walk(paths=_git_paths(out), via="git")
             err = subprocess.CalledProcessError(

@@ -27,12 +27,14 @@ from rq_engine.index import fresh, gitstate, lock, owner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
+
     from rq_engine.index.indexer import IndexProgress, IndexStats
 
 WARM_BUDGET_MS = 30_000  # RQ_WARM_BUDGET_MS: one detached warmer's sweep, at most
 WARM_NICE = 10  # the detached child lowers its priority this much (its workers 10 more)
 
-_spawned: list[int] = []  # children this process started and has not reaped
+_children: list[subprocess.Popen[bytes]] = []  # warmers this process started, not yet reaped
 
 
 def index_budgeted(
@@ -92,13 +94,23 @@ def catch_up(
             workers=workers,
         )
     return index_budgeted_cancellable(
-        conn, checkout, budget_ms, tok, files=moved.paths, progress=progress, workers=workers
+        conn,
+        checkout,
+        budget_ms,
+        tok,
+        files=moved.paths,
+        leaf=leaf,
+        hint=hint,
+        progress=progress,
+        workers=workers,
     )
 
 
-def active_files(checkout: Checkout, status: gitstate.Status | None) -> list[str]:
+def active_files(
+    checkout: Checkout, status: gitstate.Status | None, timeout: float = gitstate.GIT_TIMEOUT
+) -> list[str]:
     """What a warm parses first: the branch's files against the trunk, then the dirty ones."""
-    files = gitstate.branch_files(checkout.root, checkout.git_dir, checkout.branch)
+    files = gitstate.branch_files(checkout.root, checkout.git_dir, checkout.branch, timeout)
     if status is not None:
         files += status.dirty
     return list(dict.fromkeys(files))
@@ -130,7 +142,7 @@ def warm(
     if rid is not None and writes.coverage_status(conn, rid) == "complete":
         moved = fresh.check(conn, checkout, rid)
         if not moved.moved:
-            fresh.settle(conn, checkout, rid, moved.stamp, moved.dirty, reindexed=False)
+            fresh.settle(conn, checkout, rid, moved.stamp, moved.held, reindexed=False)
             return None
         stats = catch_up(
             conn,
@@ -144,7 +156,7 @@ def warm(
     else:
         stamp = gitstate.stamp(checkout.git_dir)
         status = gitstate.status(checkout.root) if checkout.git_dir is not None else None
-        moved = fresh.Moved([], True, stamp, status.dirty if status else [])
+        moved = fresh.Moved([], True, stamp, fresh.held_keys(checkout.root, status))
         stats = index_budgeted_cancellable(
             conn,
             checkout,
@@ -157,7 +169,7 @@ def warm(
     if stats.complete:
         changed = bool(stats.files_indexed or stats.files_deleted)
         fresh.settle(
-            conn, checkout, stats.repository_id, moved.stamp, moved.dirty, reindexed=changed
+            conn, checkout, stats.repository_id, moved.stamp, moved.held, reindexed=changed
         )
     return stats
 
@@ -222,18 +234,15 @@ def hand_off(conn: sqlite3.Connection, checkout: Checkout) -> int | None:
             finally:
                 lock.release(conn, checkout.identity, who)
         return None
+    reap()  # (a warmer of ours that exited must not look like a live holder)
     if lock.holder(conn, checkout.identity) is not None:
         return None  # one read: the common case in a burst of queries
-    reap()
-    pid = lock.claim_for(
+    return lock.claim_for(
         conn,
         checkout.identity,
         lambda: _spawn(checkout.root),
         lambda: needs_warming(conn, checkout),
     )
-    if pid is not None:
-        _spawned.append(pid)
-    return pid
 
 
 def needs_warming(conn: sqlite3.Connection, checkout: Checkout) -> bool:
@@ -249,29 +258,30 @@ def needs_warming(conn: sqlite3.Connection, checkout: Checkout) -> bool:
 
 
 def _spawn(root: Path) -> int:
-    """`python -m rq_engine --warm ROOT` in its own session, stdio on /dev/null."""
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        return os.posix_spawn(
-            sys.executable,
-            [sys.executable, "-m", "rq_engine", "--warm", str(root)],
-            dict(os.environ),
-            file_actions=[(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)],
-            setsid=True,
-        )
-    finally:
-        os.close(null)
+    """`python -m rq_engine --warm ROOT` in its own session, stdio on /dev/null and no
+    other descriptor inherited (a pipe the caller's shell left open on fd 5 would
+    otherwise keep the reader of that pipe waiting for the warmer). subprocess's
+    fork_exec closes them in C and is safe from the picker's threads; ~4 ms to import,
+    paid only when a warmer starts."""
+    import subprocess
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "rq_engine", "--warm", str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        start_new_session=True,
+    )
+    _children.append(p)
+    return p.pid
 
 
 def reap() -> None:
     """Collect warmers this (long-lived) process started that have exited."""
-    for pid in list(_spawned):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _spawned.remove(pid)
+    for p in list(_children):
+        if p.poll() is not None:
+            _children.remove(p)
 
 
 def run_child(root: Path) -> int:

@@ -53,8 +53,11 @@ if TYPE_CHECKING:
 POLL_INTERVAL = 0.100
 # Programs (a pipe, --json) wait this long for a warming answer (RQ_WAIT_BUDGET_MS).
 WAIT_BUDGET_MS = 60_000
-# Revalidate-and-search rounds before results are shown as they are.
-VALIDATE_ROUNDS = 3
+# Revalidate-and-search rounds before the repository is taken for moved (and caught up).
+VALIDATE_ROUNDS = 2
+# Below this wait budget a warming query forks no git for its active files: a few
+# milliseconds can afford neither git's answer nor the parse it would order.
+GIT_MIN_MS = 1000
 # Query leaves that name a constructor (`Foo.new`): their tier is the class's files.
 _CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize"})
 _LITERAL = frozenset({"exact", "prefix", "path"})
@@ -135,6 +138,18 @@ class Answer(Record):
         self.note = note
 
 
+def _left_ms(deadline: float | None) -> int | None:
+    return None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+
+
+def _left_s(deadline: float | None) -> float:
+    from rq_engine.index.gitstate import GIT_TIMEOUT
+
+    return (
+        GIT_TIMEOUT if deadline is None else max(0.1, min(GIT_TIMEOUT, deadline - time.monotonic()))
+    )
+
+
 def tier_leaf(q: Query) -> str:
     """What a file must hold for a literal answer to `q` to live in it."""
     if q.looks_like_path:
@@ -194,19 +209,32 @@ class QueryService:
             final = batch
         return final.hits if final is not None else []
 
-    def _validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit]]:
-        """Search, and keep searching while the files behind the results moved (each
-        round reindexes them): a stale line, definition or file is never returned."""
+    def _validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit], bool]:
+        """Search, and search again while the files behind the results moved (each round
+        reindexes them): a stale line, definition or file is never returned. The flag
+        says the work tree moved more than the results show — a file behind them is gone
+        (renamed, deleted) or they kept moving — so what else moved must be asked."""
         s = self.searcher()
         hits = self._search(s, query, limit)
+        wider = False
         for _ in range(VALIDATE_ROUNDS):
             moved = validate.stale(self.conn, hits)
             if not moved:
-                break
+                return s, hits, wider
+            wider = wider or any(
+                not os.path.exists(os.path.join(root, p))
+                for (root, _), ps in moved.items()
+                for p in ps
+            )
             validate.refresh(self.conn, moved)
             s = self.searcher()
             hits = self._search(s, query, limit)
-        return s, hits
+        moved = validate.stale(self.conn, hits)
+        if moved:  # still moving (or under a gone checkout): drop what cannot be vouched for
+            gone = {(root, p) for (root, _), ps in moved.items() for p in ps}
+            hits = [h for h in hits if (h.root, h.path) not in gone]
+            wider = True
+        return s, hits, wider
 
     def _checkout(self, s: Searcher) -> Checkout:
         """The current repository's checkout, from what the index knows (no config read)."""
@@ -224,8 +252,6 @@ class QueryService:
         state = s.state
         if hits:
             outcome = "hit"
-        elif self.all_repos:
-            outcome = "miss" if self._all_complete(s) else "warming"
         else:
             outcome = "miss" if state == "complete" else "warming"
         note = ""
@@ -237,7 +263,7 @@ class QueryService:
         self._last = a
         return a
 
-    def _all_complete(self, s: Searcher) -> bool:
+    def _all_complete(self) -> bool:
         rows = self.conn.execute(
             "SELECT count(*) FROM repositories r LEFT JOIN coverage c ON c.repository_id = r.id"
             " AND c.scope = 'full' WHERE coalesce(c.status, 'never') != 'complete'"
@@ -267,44 +293,82 @@ class QueryService:
             return self._warm_answer(s, co, query, limit, wait, tok, progress)
         if s.state != "complete" and not self.all_repos:
             return self._warm_answer(s, self._checkout(s), query, limit, wait, tok, progress)
-        s, hits = self._validated(query, limit)
-        if hits or self.all_repos or s.repo_id is None:
-            if s.repo_id is not None and not fresh.fresh(self.conn, s.root, git_dir(s.root)):
-                self._handoff = self._checkout(s)
+        if self.all_repos:
+            return self._all_repos_answer(query, limit)
+        s, hits, wider = self._validated(query, limit)
+        is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
+        if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
+            if not is_fresh:
+                self._handoff = self._checkout(s)  # "did anything else move?" after the answer
             return self._answer(s, hits)
-        return self._miss_on_complete(s, query, limit, wait, tok, progress)
+        # A miss, or an answer without the exact name outside the recheck window, or
+        # results that moved under it: only git can say whether the answer is absent
+        # (a definition added since the index was settled would be missing).
+        return self._caught_up(s, hits, query, limit, wait, tok, progress)
 
-    def _miss_on_complete(
+    def _all_repos_answer(self, query: str, limit: int) -> Answer:
+        """`--all-repos`: every indexed repository as it is; the current one, if it is a
+        git work tree not indexed or not fresh, is handed to the warmer. A miss is
+        definitive only when every repository and the current one are complete."""
+        cur = Searcher(self.conn, self.cwd)
+        co = None
+        if cur.repo_id is None:
+            from rq_engine.core.identity import checkout_for
+
+            found = checkout_for(self.cwd)
+            co = found if found.git_dir is not None else None
+        elif cur.state != "complete" or not fresh.fresh(self.conn, cur.root, git_dir(cur.root)):
+            co = self._checkout(cur)
+        self._handoff = co
+        s, hits, _ = self._validated(query, limit)
+        complete = self._all_complete() and (cur.repo_id is not None or co is None)
+        state = "complete" if complete else "warming"
+        outcome = "hit" if hits else ("miss" if complete else "warming")
+        note = "" if outcome != "warming" else "some repositories are not indexed completely yet"
+        if outcome == "warming" and cur.repo_id is None and co is not None:
+            note = f"{co.root} is not indexed yet"
+        a = Answer(hits, outcome, state, cur.root, cur.repository, note=note)
+        self._last = a
+        return a
+
+    def _caught_up(
         self,
         s: Searcher,
+        hits: list[Hit],
         query: str,
         limit: int,
         wait: Wait,
         tok: CancelToken,
         progress: Callable[[Progress], None] | None,
     ) -> Answer:
-        """A miss against a complete index is definitive only if nothing moved: ask git."""
-        assert s.repo_id is not None
+        """Ask git what moved since the index was settled, reindex it (blocking as the
+        wait policy allows), and answer from the index that is then true: a miss is
+        definitive only after this."""
+        rid = s.repo_id
+        assert rid is not None
         co = self._checkout(s)
-        moved = fresh.check(self.conn, co, s.repo_id)
+        moved = fresh.check(self.conn, co, rid)
         if not moved.moved:
-            fresh.settle(self.conn, co, s.repo_id, moved.stamp, moved.dirty, reindexed=False)
-            return self._answer(s, [])
+            fresh.settle(self.conn, co, rid, moved.stamp, moved.held, reindexed=False)
+            if hits:
+                return self._answer(s, hits)
+            s, hits, _ = self._validated(query, limit)
+            return self._answer(s, hits)
         if wait.none:
             self._handoff = co
-            a = self._answer(s, [])
-            a.outcome, a.note = "warming", f"{s.root} changed since it was indexed"
+            a = self._answer(s, hits)
+            if not hits:
+                a.outcome, a.note = "warming", f"{s.root} changed since it was indexed"
             return a
         from rq_engine.index.indexer import COLD_MIN_FILES
         from rq_engine.index.warm import catch_up
 
         t0 = time.monotonic()
         q = parse(query)
-        if moved.walk or len(moved.paths) >= COLD_MIN_FILES:
-            # a checkout, a pull: block until answered, as on a warming index
-            report = self._reporter(co, t0, progress, tok, query, limit)
-        else:
-            report = self._reporter(co, t0, progress, None, query, limit)
+        # a checkout, a pull: block until answered, as on a warming index; a few named
+        # files are reindexed whole
+        bulk = moved.walk or len(moved.paths) >= COLD_MIN_FILES
+        report = self._reporter(co, t0, progress, tok if bulk else None, query, limit)
         stats = catch_up(
             self.conn,
             co,
@@ -315,12 +379,16 @@ class QueryService:
             hint=q.leaf,
             progress=report,
         )
-        if not stats.cancelled and not stats.timed_out and (stats.complete or not moved.walk):
-            fresh.settle(self.conn, co, s.repo_id, moved.stamp, moved.dirty, reindexed=True)
+        finished = not stats.timed_out and not (stats.cancelled and not self._early)
+        if finished and not self._early and (stats.complete or not moved.walk):
+            fresh.settle(self.conn, co, rid, moved.stamp, moved.held, reindexed=True)
         else:
             self._handoff = co
-        s, hits = self._validated(query, limit)
-        return self._answer(s, hits, interrupted=stats.cancelled and not self._early)
+        s, hits, _ = self._validated(query, limit)
+        a = self._answer(s, hits, interrupted=stats.cancelled and not self._early)
+        if not hits and not finished:
+            a.outcome, a.note = "warming", f"{s.root} changed and is still being indexed"
+        return a
 
     def _warm_answer(
         self,
@@ -332,46 +400,56 @@ class QueryService:
         tok: CancelToken,
         progress: Callable[[Progress], None] | None,
     ) -> Answer:
-        """Block until answered: index in-process (or beside a live warmer), answer once
-        every literal match of the leaf is committed or the sweep completes."""
+        """Block until answered: index in-process (or beside a live warmer, taking over
+        when it stops short), answer once every literal match of the leaf is committed
+        or the sweep completes."""
         self._handoff = co
         if wait.none:
-            s, hits = self._validated(query, limit) if s.repo_id is not None else (s, [])
+            hits: list[Hit] = []
+            if s.repo_id is not None:
+                s, hits, _ = self._validated(query, limit)
             return self._answer(s, hits)
         from rq_engine.index import gitstate, lock, owner, warm
 
         q = parse(query)
         t0 = time.monotonic()
+        deadline = None if wait.budget_ms is None else t0 + wait.budget_ms / 1000
         me = owner.me()
-        mine = lock.claim(self.conn, co.identity, me)
         report = self._reporter(co, t0, progress, tok, query, limit)
-        status = gitstate.status(co.root) if co.git_dir is not None else None
         stamp = gitstate.stamp(co.git_dir)
-        common = {
-            "active_files": warm.active_files(co, status),
-            "leaf": tier_leaf(q),
-            "hint": q.leaf,
-            "progress": report,
-        }
-        try:
-            if mine:
-                stats = warm.index_budgeted_cancellable(
-                    self.conn, co, wait.budget_ms, tok, **common
-                )
-            else:
+        status = None
+        active: list[str] = []
+        if co.git_dir is not None and (wait.budget_ms is None or wait.budget_ms >= GIT_MIN_MS):
+            # (a budget of a few ms cannot afford git's answer, nor use it)
+            timeout = gitstate.GIT_TIMEOUT if deadline is None else _left_s(deadline)
+            status = gitstate.status(co.root, timeout=timeout)
+            active = warm.active_files(co, status, timeout=_left_s(deadline))
+        held = fresh.held_keys(co.root, status)
+        known = status is not None or co.git_dir is None  # what settle needs to be true
+        common = {"active_files": active, "leaf": tier_leaf(q), "hint": q.leaf, "progress": report}
+        own_tiers = False
+        while True:
+            if lock.claim(self.conn, co.identity, me):
+                try:
+                    stats = warm.index_budgeted_cancellable(
+                        self.conn, co, _left_ms(deadline), tok, **common
+                    )
+                finally:
+                    lock.release(self.conn, co.identity, me)
+                if stats.complete and known:
+                    fresh.settle(self.conn, co, stats.repository_id, stamp, held, reindexed=True)
+                break
+            if not own_tiers:
                 # A warmer is sweeping: parse only this query's tiers, then watch it.
-                stats = warm.index_budgeted_cancellable(
-                    self.conn, co, wait.budget_ms, tok, tiers_only=True, **common
+                own_tiers = True
+                warm.index_budgeted_cancellable(
+                    self.conn, co, _left_ms(deadline), tok, tiers_only=True, **common
                 )
-        finally:
-            if mine:
-                lock.release(self.conn, co.identity, me)
-        if stats.complete:
-            dirty = status.dirty if status is not None else []
-            fresh.settle(self.conn, co, stats.repository_id, stamp, dirty, reindexed=True)
-        elif not mine and not self._early and not tok.cancelled:
-            self._watch(co, query, limit, wait, t0, tok, progress)
-        s, hits = self._validated(query, limit)
+                if self._early or tok.cancelled:
+                    break
+            if not self._watch(co, query, limit, deadline, t0, tok, progress):
+                break  # answered, complete, out of time or cancelled; else: take over
+        s, hits, _ = self._validated(query, limit)
         return self._answer(s, hits, interrupted=tok.cancelled and not self._early)
 
     def _watch(
@@ -379,20 +457,26 @@ class QueryService:
         co: Checkout,
         query: str,
         limit: int,
-        wait: Wait,
+        deadline: float | None,
         t0: float,
         tok: CancelToken,
         progress: Callable[[Progress], None] | None,
-    ) -> None:
-        """Poll another process's sweep until the answer appears, coverage completes,
-        the wait budget runs out or the token is cancelled."""
-        deadline = None if wait.budget_ms is None else t0 + wait.budget_ms / 1000
+    ) -> bool:
+        """Poll another process's sweep every POLL_INTERVAL until the answer appears,
+        coverage completes, the deadline passes or the token is cancelled (False), or
+        the warmer is gone with the sweep unfinished (True: the caller takes over)."""
+        from rq_engine.index import lock
+
         while not tok.wait(POLL_INTERVAL):
             s = self.searcher()
             if s.state == "complete":
-                return
+                return False
             if literal(self._search(s, query, limit)):
-                return
+                return False
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            if lock.holder(self.conn, co.identity) is None:
+                return True  # its budget ran out (or it died): carry on here
             row = self.conn.execute(
                 "SELECT coalesce(files_indexed, 0), coalesce(files_seen, 0) FROM coverage"
                 " WHERE repository_id = ? AND scope = 'full'",
@@ -400,8 +484,7 @@ class QueryService:
             ).fetchone()
             if progress is not None and row is not None:
                 progress(Progress(str(co.root), row[0], row[1], time.monotonic() - t0, "warmer"))
-            if deadline is not None and time.monotonic() >= deadline:
-                return
+        return False
 
     def _reporter(
         self,
@@ -471,7 +554,7 @@ class QueryService:
         if final is None or cancel.cancelled:
             return
         if validate.stale(self.conn, final.hits):
-            s, hits = self._validated(query, limit)
+            s, hits, _ = self._validated(query, limit)
             final = Batch(hits, final.layer, True, s.state, final.elapsed_ms, final.notes)
         yield final
 

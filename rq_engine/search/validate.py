@@ -76,6 +76,8 @@ def refresh(conn: sqlite3.Connection, moved: dict[tuple[str, str], list[str]]) -
     from rq_engine.index.indexer import run_index
 
     for (root, ident), paths in moved.items():
+        if not os.path.isdir(root):
+            continue  # a checkout that is gone (moved away): its repository's next warm prunes it
         r = Path(root)
         gd = git_dir_of(r)
         co = Checkout(root=r, identity=ident, branch=current_branch(gd), git_dir=gd)

@@ -20,6 +20,10 @@ def locate(
     when the directory's repository is not indexed. The root is a str (no pathlib on
     the search hot path)."""
     found = git_root(os.fspath(cwd))
+    if found is None:
+        tracked = tracked_root(conn, os.path.realpath(cwd))
+        if tracked is not None:
+            found = tracked  # inside a directory indexed with rq --index (no git)
     root = found if found is not None else os.path.realpath(cwd)
     row = conn.execute(
         "SELECT c.repository_id, r.identity FROM checkouts c"
@@ -34,3 +38,16 @@ def locate(
     if row is None:
         return root, None, None
     return root, int(row[0]), str(row[1])
+
+
+def tracked_root(conn: sqlite3.Connection, path: str) -> str | None:
+    """The indexed checkout root that is `path` or holds it (the deepest), or None: how a
+    subdirectory of a non-git directory indexed with `rq --index` finds its repository.
+    (A scan of `checkouts`, a handful of rows; only asked outside git.)"""
+    row = conn.execute(
+        "SELECT root_path FROM checkouts WHERE root_path = ?"
+        " OR substr(?, 1, length(root_path) + 1) = root_path || '/'"
+        " ORDER BY length(root_path) DESC LIMIT 1",
+        (path, path),
+    ).fetchone()
+    return str(row[0]) if row else None
