@@ -113,7 +113,15 @@ def _index(arg: str, subtrees: list[str]) -> int:
             st = status.result() if status is not None else None
             changed = bool(stats.files_indexed or stats.files_deleted)
             held = fresh.held_keys(checkout.root, st)
-            fresh.settle(conn, checkout, stats.repository_id, stamp, held, reindexed=changed)
+            fresh.settle(
+                conn,
+                checkout,
+                stats.repository_id,
+                stamp,
+                held,
+                reindexed=changed,
+                dirs=stats.dirs,
+            )
     except KeyboardInterrupt:
         if bar:
             bar.clear()

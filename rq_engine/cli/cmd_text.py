@@ -69,7 +69,10 @@ def _bring_up(ns: argparse.Namespace, cwd: Path) -> Checkout | None:
                 stats = warm.catch_up(conn, co, moved, budget_ms=wait.budget_ms)
                 if stats.timed_out or not (stats.complete or not moved.walk):
                     return co
-            fresh.settle(conn, co, rid, moved.stamp, moved.held, reindexed=moved.moved)
+            dirs = moved.dirs
+            if moved.moved and stats.dirs is not None:
+                dirs = stats.dirs
+            fresh.settle(conn, co, rid, moved.stamp, moved.held, reindexed=moved.moved, dirs=dirs)
             return None
         if state != "complete" or not fresh.fresh(conn, co.root, co.git_dir):
             return co

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Iterable
 
 from rq_engine.core.env import env_ms
 from rq_engine.core.identity import Checkout
@@ -36,6 +37,7 @@ from rq_engine.lang.registry import language_for_path
 RECHECK_MS = 10_000  # RQ_WARM_RECHECK_MS: how long a "nothing moved" verdict is trusted
 VERDICT = "verdict:"  # + checkout root -> "<at ms> <stamp>" (plain: no json on the hot path)
 TRACKED = "tracked:"  # + checkout root -> Tracked, as lines
+DIRS = "dirs:"  # + checkout root -> "<mtime ns>\t<dir>" lines: every directory git lists files in
 
 
 def recheck_ms() -> int:
@@ -133,22 +135,84 @@ def fresh(
     return stamp == gitstate.stamp(git_dir)
 
 
+def dirs_of(paths: Iterable[str]) -> set[str]:
+    """Every directory (repo-relative, "" the root) that holds one of `paths`."""
+    out = {""}
+    for p in paths:
+        d = p.rpartition("/")[0]
+        while d not in out:
+            out.add(d)
+            d = d.rpartition("/")[0]
+    return out
+
+
+def dir_keys(root: str | os.PathLike[str], dirs: Iterable[str], since_ns: int) -> dict[str, int]:
+    """Each directory's mtime (ns); 0 for one that changed after `since_ns` (while the
+    caller listed or checked: the next check cannot trust it)."""
+    out: dict[str, int] = {}
+    base = os.fspath(root)
+    for d in dirs:
+        try:
+            m = os.stat(os.path.join(base, d) if d else base).st_mtime_ns
+        except OSError:
+            continue
+        out[d] = m if m < since_ns else 0
+    return out
+
+
+def _dirs(conn: sqlite3.Connection, root: str) -> dict[str, int]:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (DIRS + root,)).fetchone()
+    out: dict[str, int] = {}
+    for line in str(row[0]).split("\n") if row else []:
+        m, tab, d = line.partition("\t")
+        if tab:
+            try:
+                out[d] = int(m)
+            except ValueError:
+                out[d] = 0
+    return out
+
+
+def _same_dirs(root: str, dirs: dict[str, int]) -> bool:
+    """No directory git lists files in gained or lost an entry since it was recorded:
+    then no file was added, deleted or renamed (an edit in place leaves its directory
+    alone, and `git status` without untracked files still sees it)."""
+    for d, m in dirs.items():
+        if not m:
+            return False
+        try:
+            if os.stat(os.path.join(root, d) if d else root).st_mtime_ns != m:
+                return False
+        except OSError:
+            return False
+    return True
+
+
 class Moved(Record):
     """What a check found: `paths` to reindex, or `walk` (ask every file by stat).
     `stamp` was taken before the check; `held` is what git called dirty or deleted
     then, with stat keys (held_keys)."""
 
-    __slots__ = ("paths", "walk", "stamp", "held")
+    __slots__ = ("paths", "walk", "stamp", "held", "dirs")
     paths: list[str]
     walk: bool
     stamp: str
     held: dict[str, Key]
+    dirs: dict[str, int] | None  # directory mtimes to record, None: keep what is recorded
 
-    def __init__(self, paths: list[str], walk: bool, stamp: str, held: dict[str, Key]) -> None:
+    def __init__(
+        self,
+        paths: list[str],
+        walk: bool,
+        stamp: str,
+        held: dict[str, Key],
+        dirs: dict[str, int] | None = None,
+    ) -> None:
         self.paths = paths
         self.walk = walk
         self.stamp = stamp
         self.held = held
+        self.dirs = dirs
 
     @property
     def moved(self) -> bool:
@@ -161,9 +225,17 @@ def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
     st = gitstate.stamp(gd)  # before status: a change during the check leaves it stale
     if gd is None:
         return Moved([], True, st, {})
-    s = gitstate.status(checkout.root)
+    since = time.time_ns()
+    root = str(checkout.root)
+    dirs = _dirs(conn, root)
+    # No directory changed: nothing was added or removed, so git need not read every
+    # directory for untracked files (~20 ms of a ~30 ms status on Django).
+    quick = bool(dirs) and _same_dirs(root, dirs)
+    s = gitstate.status(checkout.root, untracked=not quick)
     if s is None:
         return Moved([], True, st, {})
+    if not quick:  # what to compare the next check with: now, and the new files' homes
+        dirs = dir_keys(root, {*dirs, *dirs_of(s.dirty)}, since)
     tracked = _tracked(conn, str(checkout.root))
     old_head = tracked.head
     new_head = _head_of(st)
@@ -190,7 +262,11 @@ def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
             was = None  # never seen: new if it exists
         if was != now:
             paths.add(p)
-    return Moved(sorted(p for p in paths if language_for_path(p)), walk, st, held)
+    if quick:
+        # untracked files git did not list this time: the held ones are still held
+        held.update((p, stat_key(root, p)) for p in tracked.held if p not in held)
+    keep = sorted(p for p in paths if language_for_path(p))
+    return Moved(keep, walk, st, held, None if quick else dirs)
 
 
 def _head_of(stamp: str) -> str | None:
@@ -219,6 +295,7 @@ def settle(
     held: dict[str, Key],
     *,
     reindexed: bool,
+    dirs: dict[str, int] | None = None,
 ) -> None:
     """Record that the index matches the work tree as of `stamp` (taken, with `held`,
     before the check or sweep that made it so): the verdict, the HEAD indexed (the
@@ -237,6 +314,11 @@ def settle(
         if times:
             writes.set_commit_times(conn, repo_id, times)
         _put_tracked(conn, root, Tracked(head, head, dict(held)))
+        if dirs is not None:
+            text = "\n".join(f"{m}\t{d}" for d, m in sorted(dirs.items()) if "\n" not in d)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (DIRS + root, text)
+            )
         conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             (VERDICT + root, f"{_now_ms()} {stamp}"),
@@ -261,5 +343,6 @@ def forget(conn: sqlite3.Connection, roots: list[str]) -> None:
     rewrote the rows: its verdict and tracked state go, so its next check starts
     from a stat walk instead of trusting them."""
     conn.executemany(
-        "DELETE FROM meta WHERE key IN (?, ?)", [(VERDICT + r, TRACKED + r) for r in roots]
+        "DELETE FROM meta WHERE key IN (?, ?, ?)",
+        [(VERDICT + r, TRACKED + r, DIRS + r) for r in roots],
     )

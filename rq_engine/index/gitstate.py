@@ -14,6 +14,7 @@ Stdlib + rq_engine.core only.
 from __future__ import annotations
 
 import os
+import time
 
 from rq_engine.core.identity import common_dir
 from rq_engine.core.record import Record
@@ -97,19 +98,63 @@ class Status(Record):
 
 
 def _git(root: StrPath, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
-    import subprocess  # ~4 ms: only the forking questions need it, never the stamp
+    """Run git in `root`; its stdout, or None when it fails or outlives `timeout`.
 
+    posix_spawn and a pipe rather than subprocess: subprocess costs ~4 ms to import,
+    and a miss that asks git pays it on top of git itself. (posix_spawn is safe from
+    the picker's threads; git's stdin and stderr are /dev/null.)"""
+    import select
+
+    r, w = os.pipe()
+    null = os.open(os.devnull, os.O_RDWR)
     try:
-        p = subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        pid = _spawn_in(root, args, null, w, r)
+    except OSError:
+        os.close(r)
+        os.close(w)
+        os.close(null)
         return None
-    return p.stdout if p.returncode == 0 else None
+    os.close(w)
+    os.close(null)
+    chunks: list[bytes] = []
+    end = time.monotonic() + timeout
+    ok = True
+    try:
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                ok = False  # hung: give up on it
+                break
+            data = os.read(r, 1 << 16)
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(r)
+        if not ok:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        _, status = os.waitpid(pid, 0)
+    if not ok or os.waitstatus_to_exitcode(status) != 0:
+        return None
+    return b"".join(chunks)
+
+
+def _spawn_in(root: StrPath, args: tuple[str, ...], null: int, w: int, r: int) -> int:
+    # `git -C ROOT`: git changes directory itself (posix_spawn has no cwd on 3.11)
+    return os.posix_spawnp(
+        "git",
+        ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", *args],
+        dict(os.environ),
+        file_actions=[
+            (os.POSIX_SPAWN_DUP2, null, 0),
+            (os.POSIX_SPAWN_DUP2, w, 1),
+            (os.POSIX_SPAWN_DUP2, null, 2),
+            (os.POSIX_SPAWN_CLOSE, r),
+        ],
+    )
 
 
 _STATUS = (
@@ -122,10 +167,13 @@ _STATUS = (
 )
 
 
-def status(root: StrPath, timeout: float = GIT_TIMEOUT) -> Status | None:
+def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = True) -> Status | None:
     """One `git status` (never writing the index: --no-optional-locks keeps the stamp
-    still), or None when git fails."""
-    out = _git(root, *_STATUS, timeout=timeout)
+    still), or None when git fails. Without `untracked`, git skips reading every
+    directory for new files: ~10 ms instead of ~30 ms on Django (fresh.check decides
+    when that is safe)."""
+    args = _STATUS if untracked else (*_STATUS[:-2], "--untracked-files=no", _STATUS[-1])
+    out = _git(root, *args, timeout=timeout)
     return None if out is None else _parse_status(out)
 
 

@@ -116,6 +116,8 @@ class IndexStats:
     symbols_total: int = 0  # symbol rows of the repository after the pass
     files_total: int = 0  # file rows of the repository after the pass
     cancelled: bool = False  # stopped by the cancel token
+    # a full sweep in git: every listed directory's mtime (index/fresh.py's quick check)
+    dirs: dict[str, int] | None = None
     timed_out: bool = False  # stopped by the deadline
     cold: bool = False  # bulk pass: per-row triggers suspended; derived tables written directly
     walked_via: str = ""  # "git" | "native"
@@ -305,6 +307,8 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
         if w.note:
             stats.errors.append(w.note)
         paths = w.paths
+        if w.via == "git" and not subtrees and not req.tiers_only:
+            stats.dirs = fresh.dir_keys(root, fresh.dirs_of(paths), w.started_ns)
     else:
         paths = given or []
         stats.walked_via = "given"

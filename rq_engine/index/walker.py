@@ -49,6 +49,7 @@ class Walk:
     paths: list[str]
     via: str  # "git" | "native"
     note: str | None = None  # why git was not used, when it was expected
+    started_ns: int = 0  # wall clock when the listing began (files made later may be missing)
 
 
 def walk(root: Path, *, git: bool, subtrees: Sequence[str] = ()) -> Walk:
@@ -64,6 +65,9 @@ class PendingWalk:
     """A walk whose `git ls-files` runs while the caller does other work (`start`)."""
 
     def __init__(self, root: Path, git: bool, subs: list[str]) -> None:
+        import time
+
+        self.started_ns = time.time_ns()
         self.root, self.subs = root, subs
         self.proc: subprocess.Popen[bytes] | None = None
         self.error: OSError | None = None
@@ -90,7 +94,7 @@ class PendingWalk:
                 note = f"git ls-files took over {GIT_TIMEOUT:.0f} s; walked natively"
                 return Walk(paths=list(walk_native(self.root, self.subs)), via="native", note=note)
             if self.proc.returncode == 0:
-                return Walk(paths=_git_paths(out), via="git")
+                return Walk(paths=_git_paths(out), via="git", started_ns=self.started_ns)
             err = subprocess.CalledProcessError(
                 self.proc.returncode, _git_cmd(self.subs), out, stderr
             )

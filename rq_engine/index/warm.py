@@ -142,7 +142,9 @@ def warm(
     if rid is not None and writes.coverage_status(conn, rid) == "complete":
         moved = fresh.check(conn, checkout, rid)
         if not moved.moved:
-            fresh.settle(conn, checkout, rid, moved.stamp, moved.held, reindexed=False)
+            fresh.settle(
+                conn, checkout, rid, moved.stamp, moved.held, reindexed=False, dirs=moved.dirs
+            )
             return None
         stats = catch_up(
             conn,
@@ -168,8 +170,15 @@ def warm(
         )
     if stats.complete:
         changed = bool(stats.files_indexed or stats.files_deleted)
+        dirs = stats.dirs if stats.dirs is not None else moved.dirs
         fresh.settle(
-            conn, checkout, stats.repository_id, moved.stamp, moved.held, reindexed=changed
+            conn,
+            checkout,
+            stats.repository_id,
+            moved.stamp,
+            moved.held,
+            reindexed=changed,
+            dirs=dirs,
         )
     return stats
 

@@ -348,11 +348,10 @@ class QueryService:
         assert rid is not None
         co = self._checkout(s)
         moved = fresh.check(self.conn, co, rid)
-        if not moved.moved:
-            fresh.settle(self.conn, co, rid, moved.stamp, moved.held, reindexed=False)
-            if hits:
-                return self._answer(s, hits)
-            s, hits, _ = self._validated(query, limit)
+        if not moved.moved:  # the answer found stands (and, empty, is definitive)
+            fresh.settle(
+                self.conn, co, rid, moved.stamp, moved.held, reindexed=False, dirs=moved.dirs
+            )
             return self._answer(s, hits)
         if wait.none:
             self._handoff = co
@@ -381,7 +380,8 @@ class QueryService:
         )
         finished = not stats.timed_out and not (stats.cancelled and not self._early)
         if finished and not self._early and (stats.complete or not moved.walk):
-            fresh.settle(self.conn, co, rid, moved.stamp, moved.held, reindexed=True)
+            dirs = stats.dirs if stats.dirs is not None else moved.dirs
+            fresh.settle(self.conn, co, rid, moved.stamp, moved.held, reindexed=True, dirs=dirs)
         else:
             self._handoff = co
         s, hits, _ = self._validated(query, limit)
@@ -437,7 +437,15 @@ class QueryService:
                 finally:
                     lock.release(self.conn, co.identity, me)
                 if stats.complete and known:
-                    fresh.settle(self.conn, co, stats.repository_id, stamp, held, reindexed=True)
+                    fresh.settle(
+                        self.conn,
+                        co,
+                        stats.repository_id,
+                        stamp,
+                        held,
+                        reindexed=True,
+                        dirs=stats.dirs,
+                    )
                 break
             if not own_tiers:
                 # A warmer is sweeping: parse only this query's tiers, then watch it.
