@@ -115,7 +115,8 @@ def _index(arg: str, subtrees: list[str]) -> int:
             held = fresh.held_keys(checkout.root, st)
             fresh.settle(
                 conn,
-                checkout,
+                checkout.root,
+                checkout.git_dir,
                 stats.repository_id,
                 stamp,
                 held,

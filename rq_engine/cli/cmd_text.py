@@ -64,7 +64,7 @@ def _bring_up(ns: argparse.Namespace, cwd: Path) -> Checkout | None:
             # the ranking reads every definition: what moved since the index was settled
             # is reindexed first (a symbol query asks only on a miss; a text query has none)
             rid = _repo_id(conn, co.identity)
-            moved = fresh.check(conn, co, rid)
+            moved = fresh.check(conn, co.root, co.git_dir, rid)
             if moved.moved:
                 stats = warm.catch_up(conn, co, moved, budget_ms=wait.budget_ms)
                 if stats.timed_out or not (stats.complete or not moved.walk):
@@ -72,7 +72,16 @@ def _bring_up(ns: argparse.Namespace, cwd: Path) -> Checkout | None:
             dirs = moved.dirs
             if moved.moved and stats.dirs is not None:
                 dirs = stats.dirs
-            fresh.settle(conn, co, rid, moved.stamp, moved.held, reindexed=moved.moved, dirs=dirs)
+            fresh.settle(
+                conn,
+                co.root,
+                co.git_dir,
+                rid,
+                moved.stamp,
+                moved.held,
+                reindexed=moved.moved,
+                dirs=dirs,
+            )
             return None
         if state != "complete" or not fresh.fresh(conn, co.root, co.git_dir):
             return co

@@ -26,10 +26,13 @@ import time
 from collections.abc import Iterable
 
 from rq_engine.core.env import env_ms
-from rq_engine.core.identity import Checkout
 from rq_engine.core.record import Record
 from rq_engine.index import gitstate
 from rq_engine.lang.registry import language_for_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    StrPath = str | os.PathLike[str]
 
 # store.writes imports typing-free but heavier modules: the functions that write
 # import it; the hot path's `fresh` is one SELECT and a few native reads.
@@ -219,24 +222,25 @@ class Moved(Record):
         return self.walk or bool(self.paths)
 
 
-def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
-    """Ask git whether anything moved since the index was last settled (forks git)."""
-    gd = checkout.git_dir
+def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id: int) -> Moved:
+    """Ask git whether anything moved in the checkout at `where` (its git directory
+    `gd`) since the index was last settled (forks git). Paths, not a Checkout: a miss
+    asks this, and building a Checkout imports pathlib (~5 ms)."""
     st = gitstate.stamp(gd)  # before status: a change during the check leaves it stale
     if gd is None:
         return Moved([], True, st, {})
     since = time.time_ns()
-    root = str(checkout.root)
+    root = os.fspath(where)
     dirs = _dirs(conn, root)
     # No directory changed: nothing was added or removed, so git need not read every
     # directory for untracked files (~20 ms of a ~30 ms status on Django).
     quick = bool(dirs) and _same_dirs(root, dirs)
-    s = gitstate.status(checkout.root, untracked=not quick)
+    s = gitstate.status(root, untracked=not quick)
     if s is None:
         return Moved([], True, st, {})
     if not quick:  # what to compare the next check with: now, and the new files' homes
         dirs = dir_keys(root, {*dirs, *dirs_of(s.dirty)}, since)
-    tracked = _tracked(conn, str(checkout.root))
+    tracked = _tracked(conn, root)
     old_head = tracked.head
     new_head = _head_of(st)
     paths: set[str] = set()
@@ -244,16 +248,16 @@ def check(conn: sqlite3.Connection, checkout: Checkout, repo_id: int) -> Moved:
     if new_head != old_head:
         diff = None
         if old_head and new_head:
-            diff = gitstate.changed_between(checkout.root, old_head, new_head)
+            diff = gitstate.changed_between(root, old_head, new_head)
         if diff is None:
             walk = True  # an unknown or unborn HEAD: let the stat walk decide
         else:
             paths.update(diff)
-    held = held_keys(checkout.root, s)
+    held = held_keys(root, s)
     candidates = sorted({*held, *(p for p in tracked.held if language_for_path(p))})
     indexed = _file_keys(conn, repo_id, candidates)
     for p in candidates:
-        now = held[p] if p in held else stat_key(checkout.root, p)
+        now = held[p] if p in held else stat_key(root, p)
         if p in indexed:
             was = indexed[p]  # the row: what the index holds
         elif p in tracked.held:
@@ -289,7 +293,8 @@ def _file_keys(conn: sqlite3.Connection, repo_id: int, paths: list[str]) -> dict
 
 def settle(
     conn: sqlite3.Connection,
-    checkout: Checkout,
+    where: StrPath,
+    gd: StrPath | None,
     repo_id: int,
     stamp: str,
     held: dict[str, Key],
@@ -304,12 +309,12 @@ def settle(
     moved since the last capture (a `git log` over COMMIT_WINDOW_DAYS)."""
     from rq_engine.store import writes
 
-    root = str(checkout.root)
+    root = os.fspath(where)
     head = _head_of(stamp)
     tracked = _tracked(conn, root)
     times: dict[str, int] = {}
-    if checkout.git_dir is not None and (reindexed or tracked.times_head != head):
-        times = gitstate.commit_times(checkout.root)
+    if gd is not None and (reindexed or tracked.times_head != head):
+        times = gitstate.commit_times(root)
     with writes.transaction(conn):
         if times:
             writes.set_commit_times(conn, repo_id, times)

@@ -140,10 +140,17 @@ def warm(
             # a moved repository forgets its old path (and what was known of it)
             fresh.forget(conn, writes.prune_checkouts(conn, rid))
     if rid is not None and writes.coverage_status(conn, rid) == "complete":
-        moved = fresh.check(conn, checkout, rid)
+        moved = fresh.check(conn, checkout.root, checkout.git_dir, rid)
         if not moved.moved:
             fresh.settle(
-                conn, checkout, rid, moved.stamp, moved.held, reindexed=False, dirs=moved.dirs
+                conn,
+                checkout.root,
+                checkout.git_dir,
+                rid,
+                moved.stamp,
+                moved.held,
+                reindexed=False,
+                dirs=moved.dirs,
             )
             return None
         stats = catch_up(
@@ -173,7 +180,8 @@ def warm(
         dirs = stats.dirs if stats.dirs is not None else moved.dirs
         fresh.settle(
             conn,
-            checkout,
+            checkout.root,
+            checkout.git_dir,
             stats.repository_id,
             moved.stamp,
             moved.held,

@@ -346,13 +346,21 @@ class QueryService:
         definitive only after this."""
         rid = s.repo_id
         assert rid is not None
-        co = self._checkout(s)
-        moved = fresh.check(self.conn, co, rid)
+        gd = git_dir(s.root)
+        moved = fresh.check(self.conn, s.root, gd, rid)
         if not moved.moved:  # the answer found stands (and, empty, is definitive)
             fresh.settle(
-                self.conn, co, rid, moved.stamp, moved.held, reindexed=False, dirs=moved.dirs
+                self.conn,
+                s.root,
+                gd,
+                rid,
+                moved.stamp,
+                moved.held,
+                reindexed=False,
+                dirs=moved.dirs,
             )
             return self._answer(s, hits)
+        co = self._checkout(s)
         if wait.none:
             self._handoff = co
             a = self._answer(s, hits)
@@ -381,7 +389,9 @@ class QueryService:
         finished = not stats.timed_out and not (stats.cancelled and not self._early)
         if finished and not self._early and (stats.complete or not moved.walk):
             dirs = stats.dirs if stats.dirs is not None else moved.dirs
-            fresh.settle(self.conn, co, rid, moved.stamp, moved.held, reindexed=True, dirs=dirs)
+            fresh.settle(
+                self.conn, s.root, gd, rid, moved.stamp, moved.held, reindexed=True, dirs=dirs
+            )
         else:
             self._handoff = co
         s, hits, _ = self._validated(query, limit)
@@ -439,7 +449,8 @@ class QueryService:
                 if stats.complete and known:
                     fresh.settle(
                         self.conn,
-                        co,
+                        co.root,
+                        co.git_dir,
                         stats.repository_id,
                         stamp,
                         held,
