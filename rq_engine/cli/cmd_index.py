@@ -53,7 +53,7 @@ class _Bar:
         self.drawn = False
 
     def __call__(self, p: object) -> None:
-        from rq_engine.index.indexer import IndexProgress
+        from rq_engine.index.stats import IndexProgress
 
         assert isinstance(p, IndexProgress)
         now = time.monotonic()

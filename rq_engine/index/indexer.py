@@ -14,9 +14,7 @@ and never imports a face.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import stat as st_mod
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,21 +22,12 @@ from pathlib import Path
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, checkout_for
-from rq_engine.core.value import field, value
-from rq_engine.index import fresh, fts, tiers
-from rq_engine.index.parse import (
-    FAILED,
-    GONE,
-    NO_PLUGIN,
-    OK,
-    SAME,
-    SKIPPED,
-    Job,
-    Parsed,
-    max_file_bytes,
-)
+from rq_engine.core.value import value
+from rq_engine.index import batch, fresh, fts, tiers
+from rq_engine.index.parse import Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
-from rq_engine.lang import grammar, registry
+from rq_engine.index.stats import IndexProgress, IndexStats
+from rq_engine.lang import grammar
 from rq_engine.store import derived, writes
 
 TYPE_CHECKING = False
@@ -68,8 +57,6 @@ COLD_TAIL_FILES = 128
 # triggers are suspended and the pass writes those tables itself (index/fts.py,
 # store.derived.ColdNames). Below it, the schema churn isn't worth the ~ms saved.
 COLD_MIN_FILES = 200
-# How many failure reasons a pass keeps for the report.
-MAX_ERRORS = 20
 # The writer's page cache during a pass (KiB; SQLite's default is 2 MiB). Batches
 # insert into three symbol indexes at random places; with 2 MiB the pages spill
 # and are re-read every batch. 64 MiB cut a Go-stdlib cold pass's write CPU from
@@ -81,47 +68,6 @@ WRITER_CACHE_KIB = 64 * 1024
 # waits for the lock rather than fails (this covers the derived hook's
 # transactions too, which run on this connection).
 WRITER_BUSY_MS = 120_000
-
-
-@value
-class IndexProgress:
-    """One progress report: `phase` is walk|parse|finish; `done`/`total` count files to
-    parse; `leaf_pending` how many files holding the query's leaf are not committed yet
-    (0 once every literal match of it is in the index)."""
-
-    phase: str
-    done: int
-    total: int
-    files_seen: int
-    symbols: int
-    elapsed: float
-    leaf_pending: int = 0
-
-
-@value
-class IndexStats:
-    files_seen: int = 0  # files the walk found whose language a plugin knows
-    files_indexed: int = 0  # parsed and written this pass
-    files_unchanged: int = 0  # mtime+size short-circuit, or same content hash
-    files_deleted: int = 0  # rows removed: deleted, renamed away, now ignored/skipped
-    files_skipped: int = 0  # binary, oversized or minified
-    files_failed: int = 0  # unreadable, not a regular file, no plugin, parse error
-    files_bad_encoding: int = 0  # not UTF-8; still parsed and indexed (counted in files_indexed)
-    symbols: int = 0  # symbol rows written this pass
-    seconds: float = 0.0
-    complete: bool = False  # a full sweep finished: coverage is 'complete'
-    repository_id: int = 0
-    identity: str = ""
-    root: str = ""
-    symbols_total: int = 0  # symbol rows of the repository after the pass
-    files_total: int = 0  # file rows of the repository after the pass
-    cancelled: bool = False  # stopped by the cancel token
-    # a full sweep in git: every listed directory's mtime (index/fresh.py's quick check)
-    dirs: dict[str, int] | None = None
-    timed_out: bool = False  # stopped by the deadline
-    cold: bool = False  # bulk pass: per-row triggers suspended; derived tables written directly
-    walked_via: str = ""  # "git" | "native"
-    errors: list[str] = field(default_factory=list)  # "path: reason", at most MAX_ERRORS
 
 
 def repository_id_for(conn: sqlite3.Connection, checkout: Checkout) -> int | None:
@@ -292,7 +238,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
 
     # --- collect: walk, then one stat per candidate against one SELECT of the index
     tick("walk", 0, 0)
-    given = None if req.files is None else list(dict.fromkeys(_rel(p) for p in req.files))
+    given = None if req.files is None else list(dict.fromkeys(batch.rel(p) for p in req.files))
     states = writes.file_states(conn, repo_id, given)
     if not states:
         # A first index parses everything: import the parser while git runs. A
@@ -312,7 +258,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     else:
         paths = given or []
         stats.walked_via = "given"
-    jobs, doomed, listed = _collect(paths, root, states, stats)
+    jobs, doomed, listed = batch.collect(paths, root, states, stats)
     if not targeted:
         prefixes = [s.strip("/") + "/" for s in subtrees if s.strip("/") not in ("", ".")]
         for path, old in states.items():
@@ -338,7 +284,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
         by_path = {j.path: j for j in jobs}
         jobs = [by_path[p] for p in order]
         if req.tiers_only:
-            active = {_rel(a) for a in req.active_files}
+            active = {batch.rel(a) for a in req.active_files}
             jobs = [j for j in jobs if j.path in leaf_tier or j.path in active]
         leaf_pending = {j.path for j in jobs if j.path in leaf_tier}
         if not whole:
@@ -383,7 +329,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
                 done += 1
             now = time.monotonic()
             if pending and (len(pending) >= most or now - first_at >= every):
-                _write_batch(conn, repo_id, pending, stats, suspension, cold)
+                batch.write_batch(conn, repo_id, pending, stats, suspension, cold)
                 leaf_pending.difference_update(r.path for r in pending)
                 pending = []
                 tick("parse", done, len(jobs))
@@ -398,7 +344,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
             if stopped:
                 break
         if pending:
-            _write_batch(conn, repo_id, pending, stats, suspension, cold)
+            batch.write_batch(conn, repo_id, pending, stats, suspension, cold)
             leaf_pending.difference_update(r.path for r in pending)
             tick("parse", done, len(jobs))
     finally:
@@ -440,152 +386,10 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     return stats
 
 
-def _rel(path: str) -> str:
-    return path.replace(os.sep, "/").removeprefix("./")
-
-
-def _collect(
-    paths: Sequence[str], root: str, states: dict[str, writes.FileState], stats: IndexStats
-) -> tuple[list[Job], list[int], set[str]]:
-    """Which of `paths` to parse (new, or mtime/size moved), which indexed files lose
-    their rows (vanished, skipped, failed now), and which paths were listed."""
-    limit = max_file_bytes()
-    listed: set[str] = set()
-    jobs: list[Job] = []
-    doomed: list[int] = []
-    for path in paths:
-        lang = registry.language_for_path(path)
-        if lang is None:
-            continue
-        if not path.isascii():
-            try:
-                path.encode("utf-8")
-            except UnicodeEncodeError:  # undecodable bytes in the name: SQLite TEXT can't hold it
-                stats.files_seen += 1
-                _fail(stats, os.fsencode(path).decode("utf-8", "replace"), "file name is not UTF-8")
-                continue
-        listed.add(path)
-        if not states:
-            # Nothing indexed to compare a stat with: the worker's own fstat sorts out
-            # directories, special and oversized files (~20 ms of serial stat calls
-            # before the first parse on Django; parse.parse_job explains each case).
-            stats.files_seen += 1
-            jobs.append(Job(path, lang, None))
-            continue
-        old = states.get(path)
-        full = os.path.join(root, path)
-        try:
-            s = os.stat(full)
-        except FileNotFoundError:
-            if os.path.islink(full):
-                _fail(stats, path, "dangling symlink")
-                stats.files_seen += 1
-            if old is not None:
-                doomed.append(old.id)
-            continue
-        except OSError as e:
-            stats.files_seen += 1
-            _fail(stats, path, f"unreadable: {e.strerror or e}")
-            if old is not None:
-                doomed.append(old.id)
-            continue
-        if st_mod.S_ISDIR(s.st_mode):
-            continue  # a submodule or a symlink to a directory: not a file git would read
-        stats.files_seen += 1
-        if not st_mod.S_ISREG(s.st_mode):
-            _fail(stats, path, "not a regular file")
-        elif s.st_size > limit:
-            stats.files_skipped += 1
-        elif old is not None and old.mtime == s.st_mtime_ns and old.size == s.st_size:
-            # git's racy-clean rule in reverse: same mtime (ns) and size => not read at all.
-            stats.files_unchanged += 1
-            continue
-        else:
-            jobs.append(Job(path, lang, old.content_hash if old else None))
-            continue
-        if old is not None:
-            doomed.append(old.id)
-    return jobs, doomed, listed
-
-
 def _cold_batch(done: int, total: int, base: int) -> tuple[float, int]:
     """The next batch's bounds on a cold pass (seconds, files): see COLD_BATCH_SECONDS."""
     most = max(COLD_TAIL_FILES, min(COLD_BATCH_FILES, (total - done) // 3))
     return (COLD_BATCH_SECONDS if most > base else BATCH_SECONDS), most
 
 
-def _fail(stats: IndexStats, path: str, reason: str) -> None:
-    stats.files_failed += 1
-    if len(stats.errors) < MAX_ERRORS:
-        stats.errors.append(f"{path}: {reason}")
-
-
-def _write_batch(
-    conn: sqlite3.Connection,
-    repo_id: int,
-    batch: list[Parsed],
-    stats: IndexStats,
-    suspension: fts.Suspension | None,
-    cold: derived.ColdNames | None = None,
-) -> None:
-    """Write one batch of parse results in one transaction.
-
-    The files it replaces are looked up inside the transaction (another writer may
-    have indexed a path since this pass's snapshot). With the per-row triggers
-    off — this pass's bulk suspension or another's — the batch keeps FTS and the
-    names queue whole itself (fts.forget/fill); a bulk pass's own new names go in
-    directly (`cold`). Otherwise the derived tables are refreshed after it commits.
-    """
-    indexed = unchanged = deleted = skipped = failed = bad = symbols = 0
-    errors: list[str] = []
-    with writes.transaction(conn):
-        current = writes.file_ids(conn, repo_id, [r.path for r in batch])
-        for r in batch:
-            if r.status == FAILED and r.reason.startswith(NO_PLUGIN):
-                # a language that would not load (a broken install) says nothing about
-                # the file: its indexed rows stay
-                current.pop(r.path, None)
-        replaced = [current[r.path] for r in batch if r.status != SAME and r.path in current]
-        fts.forget(conn, replaced)
-        parsed = []
-        for r in batch:
-            old_id = current.get(r.path)
-            if r.status == OK:
-                parsed.append((r.path, r.language, r.mtime, r.size, r.content_hash, r.rows, old_id))
-                indexed += 1
-                symbols += len(r.rows)
-                if r.reason == "bad-encoding":
-                    bad += 1
-                continue
-            if r.status == SAME and old_id is not None:
-                writes.touch_file(conn, old_id, r.mtime, r.size)
-                unchanged += 1
-                continue
-            if r.status == SKIPPED:
-                skipped += 1
-            elif r.status == FAILED:
-                failed += 1
-                errors.append(f"{r.path}: {r.reason}")
-            if old_id is not None:
-                writes.delete_files(conn, [old_id])
-                if r.status == GONE:
-                    deleted += 1
-        written = writes.write_files(conn, repo_id, parsed)
-        if cold is not None:
-            for r in batch:
-                if r.keys:
-                    cold.learn(r.keys)
-            cold.write(conn, (row[0] for p in parsed for row in p[5]))
-        fts.fill(conn, suspension, written, queue_names=cold is None)
-    # Counted only once the transaction committed: a rolled-back batch wrote nothing.
-    stats.files_indexed += indexed
-    stats.files_unchanged += unchanged
-    stats.files_deleted += deleted
-    stats.files_skipped += skipped
-    stats.files_failed += failed
-    stats.files_bad_encoding += bad
-    stats.symbols += symbols
-    stats.files_seen -= sum(1 for r in batch if r.status == GONE)
-    stats.errors.extend(errors[: max(0, MAX_ERRORS - len(stats.errors))])
-    if cold is None:
-        derived.after_batch(conn, repo_id)
+__all__ = ["IndexProgress", "IndexStats", "drop_repository", "index_under", "run_index"]

@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
-    from rq_engine.index.indexer import IndexProgress, IndexStats
+    from rq_engine.index.stats import IndexProgress, IndexStats
 
 WARM_BUDGET_MS = 30_000  # RQ_WARM_BUDGET_MS: one detached warmer's sweep, at most
 WARM_NICE = 10  # the detached child lowers its priority this much (its workers 10 more)
@@ -82,27 +82,19 @@ def catch_up(
 
     tok = cancel or CancelToken()
     if moved.walk or len(moved.paths) >= COLD_MIN_FILES:
-        return index_budgeted_cancellable(
-            conn,
-            checkout,
-            budget_ms,
-            tok,
-            active_files=moved.paths,
-            leaf=leaf,
-            hint=hint,
-            progress=progress,
-            workers=workers,
-        )
+        which: dict[str, object] = {"active_files": moved.paths}
+    else:
+        which = {"files": moved.paths}
     return index_budgeted_cancellable(
         conn,
         checkout,
         budget_ms,
         tok,
-        files=moved.paths,
         leaf=leaf,
         hint=hint,
         progress=progress,
         workers=workers,
+        **which,
     )
 
 

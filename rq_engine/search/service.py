@@ -31,12 +31,19 @@ import sqlite3
 import time
 
 from rq_engine.core.cancel import CancelToken
-from rq_engine.core.env import env_ms
 from rq_engine.core.identity import Checkout, current_branch, git_dir
-from rq_engine.core.query import Query, parse
-from rq_engine.core.record import Record
+from rq_engine.core.query import parse
 from rq_engine.index import fresh
 from rq_engine.search import validate
+from rq_engine.search.answer import (
+    Answer,
+    Progress,
+    Wait,
+    left_ms,
+    left_s,
+    literal,
+    tier_leaf,
+)
 from rq_engine.search.pipeline import Searcher
 from rq_engine.search.types import Batch, Hit
 
@@ -44,123 +51,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from rq_engine.index.indexer import IndexProgress
+    from rq_engine.index.stats import IndexProgress
     from rq_engine.search.live import LiveIndex
 
 # A search watching another process warm re-reads every POLL_INTERVAL: coarse
 # enough not to steal CPU or lock churn from the writer, fine enough that an
 # early answer or a completed sweep shows within a frame (seed).
 POLL_INTERVAL = 0.100
-# Programs (a pipe, --json) wait this long for a warming answer (RQ_WAIT_BUDGET_MS).
-WAIT_BUDGET_MS = 60_000
 # Revalidate-and-search rounds before the repository is taken for moved (and caught up).
 VALIDATE_ROUNDS = 2
 # Below this wait budget a warming query forks no git for its active files: a few
 # milliseconds can afford neither git's answer nor the parse it would order.
 GIT_MIN_MS = 1000
-# Query leaves that name a constructor (`Foo.new`): their tier is the class's files.
-_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize"})
-_LITERAL = frozenset({"exact", "prefix", "path"})
-
-
-class Wait(Record):
-    """How long an answer may wait on warming: None = until answered (a person at a
-    terminal; Ctrl-C is the escape), 0 = not at all (--no-wait), else milliseconds."""
-
-    __slots__ = ("budget_ms",)
-    budget_ms: int | None
-
-    def __init__(self, budget_ms: int | None) -> None:
-        self.budget_ms = budget_ms
-
-    @staticmethod
-    def for_face(wait_ms: int | None, interactive: bool) -> Wait:
-        """--wait/--no-wait when given; else unbounded for a person, the budget for programs."""
-        if wait_ms is not None:
-            return Wait(wait_ms)
-        if interactive:
-            return Wait(None)
-        return Wait(env_ms("RQ_WAIT_BUDGET_MS", WAIT_BUDGET_MS))
-
-    @property
-    def none(self) -> bool:
-        return self.budget_ms == 0
-
-
-class Progress(Record):
-    """Warming as a waiting face sees it: files parsed of those to parse, seconds waited."""
-
-    __slots__ = ("root", "done", "total", "elapsed", "waiting_on")
-    root: str
-    done: int
-    total: int
-    elapsed: float
-    waiting_on: str  # "index" (this process indexes) | "warmer" (another process does)
-
-    def __init__(self, root: str, done: int, total: int, elapsed: float, waiting_on: str) -> None:
-        self.root = root
-        self.done = done
-        self.total = total
-        self.elapsed = elapsed
-        self.waiting_on = waiting_on
-
-
-class Answer(Record):
-    """One query's answer. `outcome`: hit | miss (definitive: the index is complete) |
-    warming (nothing yet, and the index is not complete). `state` is the coverage of
-    the searched repository when the answer was made: never | warming | complete."""
-
-    __slots__ = ("hits", "outcome", "state", "root", "repository", "interrupted", "note")
-    hits: list[Hit]
-    outcome: str
-    state: str
-    root: str | None
-    repository: str | None
-    interrupted: bool
-    note: str
-
-    def __init__(
-        self,
-        hits: list[Hit],
-        outcome: str,
-        state: str,
-        root: str | None = None,
-        repository: str | None = None,
-        interrupted: bool = False,
-        note: str = "",
-    ) -> None:
-        self.hits = hits
-        self.outcome = outcome
-        self.state = state
-        self.root = root
-        self.repository = repository
-        self.interrupted = interrupted
-        self.note = note
-
-
-def _left_ms(deadline: float | None) -> int | None:
-    return None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
-
-
-def _left_s(deadline: float | None) -> float:
-    from rq_engine.index.gitstate import GIT_TIMEOUT
-
-    return (
-        GIT_TIMEOUT if deadline is None else max(0.1, min(GIT_TIMEOUT, deadline - time.monotonic()))
-    )
-
-
-def tier_leaf(q: Query) -> str:
-    """What a file must hold for a literal answer to `q` to live in it."""
-    if q.looks_like_path:
-        return q.raw
-    if q.scope and q.leaf.lower() in _CTOR_ALIASES:
-        return q.scope[-1]  # `Foo.new`: Foo's own file, whatever its constructor is called
-    return q.leaf
-
-
-def literal(hits: list[Hit]) -> bool:
-    return any(h.layer in _LITERAL for h in hits)
 
 
 class QueryService:
@@ -431,9 +333,9 @@ class QueryService:
         active: list[str] = []
         if co.git_dir is not None and (wait.budget_ms is None or wait.budget_ms >= GIT_MIN_MS):
             # (a budget of a few ms cannot afford git's answer, nor use it)
-            timeout = gitstate.GIT_TIMEOUT if deadline is None else _left_s(deadline)
+            timeout = gitstate.GIT_TIMEOUT if deadline is None else left_s(deadline)
             status = gitstate.status(co.root, timeout=timeout)
-            active = warm.active_files(co, status, timeout=_left_s(deadline))
+            active = warm.active_files(co, status, timeout=left_s(deadline))
         held = fresh.held_keys(co.root, status)
         known = status is not None or co.git_dir is None  # what settle needs to be true
         common = {"active_files": active, "leaf": tier_leaf(q), "hint": q.leaf, "progress": report}
@@ -442,7 +344,7 @@ class QueryService:
             if lock.claim(self.conn, co.identity, me):
                 try:
                     stats = warm.index_budgeted_cancellable(
-                        self.conn, co, _left_ms(deadline), tok, **common
+                        self.conn, co, left_ms(deadline), tok, **common
                     )
                 finally:
                     lock.release(self.conn, co.identity, me)
@@ -462,7 +364,7 @@ class QueryService:
                 # A warmer is sweeping: parse only this query's tiers, then watch it.
                 own_tiers = True
                 warm.index_budgeted_cancellable(
-                    self.conn, co, _left_ms(deadline), tok, tiers_only=True, **common
+                    self.conn, co, left_ms(deadline), tok, tiers_only=True, **common
                 )
                 if self._early or tok.cancelled:
                     break
@@ -496,13 +398,9 @@ class QueryService:
                 return False
             if lock.holder(self.conn, co.identity) is None:
                 return True  # its budget ran out (or it died): carry on here
-            row = self.conn.execute(
-                "SELECT coalesce(files_indexed, 0), coalesce(files_seen, 0) FROM coverage"
-                " WHERE repository_id = ? AND scope = 'full'",
-                (s.repo_id or -1,),
-            ).fetchone()
-            if progress is not None and row is not None:
-                progress(Progress(str(co.root), row[0], row[1], time.monotonic() - t0, "warmer"))
+            if progress is not None:
+                _, done, seen = self.coverage()
+                progress(Progress(str(co.root), done, seen, time.monotonic() - t0, "warmer"))
         return False
 
     def _reporter(
@@ -675,3 +573,6 @@ def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
         hand_off(conn, co)
     except (sqlite3.Error, OSError):
         pass
+
+
+__all__ = ["Answer", "Progress", "QueryService", "Wait", "start_warmer"]
