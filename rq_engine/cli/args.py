@@ -1,113 +1,108 @@
 """Argument parsing. Everything is a flag: the positional argument is always a query.
 
-argparse's own errors exit 2, which rq reserves for "still warming"; this parser
-raises UsageError (exit 64, one line on stderr) instead.
+The one-shot forms a shell, an editor or an agent sends on every search (`rq -q
+[--json|--ndjson] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
+[-C DIR] QUERY`) are read here directly; anything else goes to the full argparse
+parser in cli/parser.py (argparse, gettext and locale cost ~4.5 ms of a ~40 ms
+search). Both give the same namespace; a test holds them to it.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
+from types import SimpleNamespace
 
 from rq_engine.core.errors import UsageError
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms to import on the hot path
 if TYPE_CHECKING:
-    from typing import NoReturn
+    import argparse
 
-RANKERS = ("text-ranker/full-scan-v1", "text-ranker/bm25-v1")
-DEFAULT_RANKER = "text-ranker/full-scan-v1"
+# Every attribute the full parser sets, with its default (tests compare the two).
+DEFAULTS: dict[str, object] = {
+    "query": None,
+    "oneshot": False,
+    "json": False,
+    "ndjson": False,
+    "explain": False,
+    "limit": None,
+    "all_repos": False,
+    "cwd": None,
+    "wait": None,
+    "no_wait": False,
+    "index": None,
+    "path": None,
+    "status": False,
+    "usage": False,
+    "warm": None,
+    "drop": None,
+    "text": None,
+    "ranker": None,
+    "graph": None,
+    "export_graph": None,
+    "print_only": False,
+    "tmux": False,
+    "theme": None,
+    "version": False,
+}
+_SWITCHES = {
+    "-q": "oneshot",
+    "--json": "json",
+    "--ndjson": "ndjson",
+    "--explain": "explain",
+    "--all-repos": "all_repos",
+    "--no-wait": "no_wait",
+}
+_VALUED = {"--limit": "limit", "--wait": "wait", "-C": "cwd"}
 
 
-class _Formatter(argparse.HelpFormatter):
-    """HelpFormatter given its width up front.
-
-    argparse builds a formatter inside every add_argument() call, and one built
-    without a width imports shutil (+ zlib, bz2, lzma: ~3 ms) for the terminal size.
-    """
-
-    def __init__(self, prog: str) -> None:
-        try:
-            width = os.get_terminal_size(2).columns - 2
-        except OSError:
-            width = 78
-        super().__init__(prog, width=max(width, 40))
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="rq",
-        formatter_class=_Formatter,
-        description="Find the one definition you most likely want, as path:line.",
-        epilog="Exit codes: 0 results, 1 no match, 2 index still warming, 64 usage, 74 I/O or store, 130 interrupted.",
-    )
-    p.add_argument(
-        "query", nargs="?", help="what to find: a name, a fragment, a typo, Foo::Bar#baz"
-    )
-    q = p.add_argument_group("one-shot search")
-    q.add_argument(
-        "-q", dest="oneshot", action="store_true", help="print results and exit (no picker)"
-    )
-    q.add_argument("--json", action="store_true", help="one JSON array")
-    q.add_argument("--ndjson", action="store_true", help="one JSON object a line")
-    q.add_argument("--explain", action="store_true", help="show each result's score breakdown")
-    q.add_argument(
-        "--limit", type=int, default=None, metavar="N", help="at most N results (default 20)"
-    )
-    q.add_argument("--all-repos", action="store_true", help="search every indexed repository")
-    q.add_argument("-C", dest="cwd", metavar="DIR", default=None, help="run as if started in DIR")
-    q.add_argument(
-        "--wait",
-        metavar="DUR",
-        default=None,
-        help="while the index warms, wait at most DUR for the answer (50ms, 2s, 1m, bare ms)",
-    )
-    q.add_argument(
-        "--no-wait",
-        action="store_true",
-        help="answer from the index as it is now; a miss on a warming index exits 2",
-    )
-    i = p.add_argument_group("index")
-    i.add_argument("--index", nargs="?", const=".", metavar="DIR", help="index DIR (default .)")
-    i.add_argument(
-        "--path",
-        action="append",
-        metavar="SUB",
-        default=None,
-        help="with --index: index SUB first (repeatable); the rest warms through use",
-    )
-    i.add_argument("--status", action="store_true", help="repositories, coverage, counts, sizes")
-    i.add_argument("--usage", action="store_true", help="how much rq was used, day by day")
-    # The detached warmer a search hands leftover indexing to (internal).
-    i.add_argument("--warm", metavar="ROOT", default=None, help=argparse.SUPPRESS)
-    i.add_argument("--drop", nargs="?", const=".", metavar="DIR", help="forget DIR's repository")
-    t = p.add_argument_group("text ranking over the code graph")
-    t.add_argument("--text", metavar="WORDS", help="multi-word text query")
-    t.add_argument(
-        "--ranker", choices=RANKERS, default=None, help=f"ranker profile (default {DEFAULT_RANKER})"
-    )
-    t.add_argument("--graph", metavar="FILE", help="read this graph.json instead of the live index")
-    t.add_argument("--export-graph", metavar="FILE", help="write the repository's graph.json")
-    u = p.add_argument_group("picker")
-    u.add_argument(
-        "--print",
-        dest="print_only",
-        action="store_true",
-        help="print the choice instead of opening it",
-    )
-    u.add_argument("--tmux", action="store_true", help="open the picker in a tmux popup")
-    u.add_argument("--theme", metavar="NAME", help="picker theme (see themes/)")
-    p.add_argument("--version", action="store_true", help="print the version")
-    return p
+def _fast(argv: list[str]) -> SimpleNamespace | None:
+    """The namespace of a plain one-shot query, or None for anything else (help, other
+    modes, `--`, a query that starts with `-`, a repeated flag, a malformed number)."""
+    if "-q" not in argv:
+        return None
+    ns = SimpleNamespace(**DEFAULTS)
+    seen: set[str] = set()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if not arg.startswith("-") or arg == "-":
+            if ns.query is not None:
+                return None
+            ns.query = arg
+            continue
+        name, eq, value = arg.partition("=")
+        if name in seen:
+            return None
+        seen.add(name)
+        if name in _SWITCHES and not eq:
+            setattr(ns, _SWITCHES[name], True)
+        elif name in _VALUED:
+            if not eq:
+                if i >= len(argv) or argv[i].startswith("-"):
+                    return None  # (argparse words this error)
+                value = argv[i]
+                i += 1
+            if name == "--limit":
+                try:
+                    ns.limit = int(value)
+                except ValueError:
+                    return None
+            else:
+                setattr(ns, _VALUED[name], value)
+        else:
+            return None
+    return ns
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    ns = build_parser().parse_args(argv)
+    fast = _fast(argv)
+    if fast is not None:
+        ns: argparse.Namespace = fast  # type: ignore[assignment]  # same attributes
+    else:
+        from rq_engine.cli.parser import build_parser
+
+        ns = build_parser().parse_args(argv)
     if ns.json and ns.ndjson:
         raise UsageError("--json and --ndjson are exclusive")
     if ns.limit is not None and ns.limit < 1:

@@ -233,9 +233,15 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
     root = os.fspath(where)
     dirs = _dirs(conn, root)
     # No directory changed: nothing was added or removed, so git need not read every
-    # directory for untracked files (~20 ms of a ~30 ms status on Django).
-    quick = bool(dirs) and _same_dirs(root, dirs)
-    s = gitstate.status(root, untracked=not quick)
+    # directory for untracked files (~20 ms of a ~30 ms status on Django). The quick
+    # status starts first and runs while the directories are stat'ed (~5 ms).
+    quick = bool(dirs)
+    running = gitstate.start_status(root, untracked=False) if quick else None
+    if quick and not _same_dirs(root, dirs):
+        quick = False
+        if running is not None:
+            running.abandon()
+    s = gitstate.finish_status(running) if quick else gitstate.status(root)
     if s is None:
         return Moved([], True, st, {})
     if not quick:  # what to compare the next check with: now, and the new files' homes

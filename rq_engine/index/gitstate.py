@@ -98,48 +98,73 @@ class Status(Record):
 
 
 def _git(root: StrPath, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
-    """Run git in `root`; its stdout, or None when it fails or outlives `timeout`.
+    """Run git in `root`; its stdout, or None when it fails or outlives `timeout`."""
+    running = Running.start(root, args)
+    return None if running is None else running.result(timeout)
 
-    posix_spawn and a pipe rather than subprocess: subprocess costs ~4 ms to import,
-    and a miss that asks git pays it on top of git itself. (posix_spawn is safe from
-    the picker's threads; git's stdin and stderr are /dev/null.)"""
-    import select
 
-    r, w = os.pipe()
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        pid = _spawn_in(root, args, null, w, r)
-    except OSError:
-        os.close(r)
-        os.close(w)
-        os.close(null)
-        return None
-    os.close(w)
-    os.close(null)
-    chunks: list[bytes] = []
-    end = time.monotonic() + timeout
-    ok = True
-    try:
-        while True:
-            left = end - time.monotonic()
-            if left <= 0 or not select.select([r], [], [], left)[0]:
-                ok = False  # hung: give up on it
-                break
-            data = os.read(r, 1 << 16)
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        os.close(r)
-        if not ok:
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
-        _, status = os.waitpid(pid, 0)
-    if not ok or os.waitstatus_to_exitcode(status) != 0:
-        return None
-    return b"".join(chunks)
+class Running:
+    """A git command started with posix_spawn, its stdout on a pipe.
+
+    posix_spawn rather than subprocess: subprocess costs ~4 ms to import, and a miss
+    that asks git pays it on top of git itself (posix_spawn is safe from the picker's
+    threads too). git's stdin and stderr are /dev/null."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self.fd = fd
+
+    @staticmethod
+    def start(root: StrPath, args: tuple[str, ...]) -> Running | None:
+        r, w = os.pipe()
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            pid = _spawn_in(root, args, null, w, r)
+        except OSError:
+            os.close(r)
+            return None
+        finally:
+            os.close(w)
+            os.close(null)
+        return Running(pid, r)
+
+    def result(self, timeout: float = GIT_TIMEOUT) -> bytes | None:
+        """Its stdout once it exits 0; None when it fails or outlives `timeout`."""
+        import select
+
+        chunks: list[bytes] = []
+        end = time.monotonic() + timeout
+        ok = True
+        try:
+            while True:
+                left = end - time.monotonic()
+                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                    ok = False  # hung: give up on it
+                    break
+                data = os.read(self.fd, 1 << 16)
+                if not data:
+                    break
+                chunks.append(data)
+        finally:
+            os.close(self.fd)
+            if not ok:
+                self.kill()
+            _, status = os.waitpid(self.pid, 0)
+        if not ok or os.waitstatus_to_exitcode(status) != 0:
+            return None
+        return b"".join(chunks)
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, 9)
+        except ProcessLookupError:
+            pass
+
+    def abandon(self) -> None:
+        """Not wanted after all: stop it and reap it."""
+        self.kill()
+        os.close(self.fd)
+        os.waitpid(self.pid, 0)
 
 
 def _spawn_in(root: StrPath, args: tuple[str, ...], null: int, w: int, r: int) -> int:
@@ -172,9 +197,22 @@ def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = Tru
     still), or None when git fails. Without `untracked`, git skips reading every
     directory for new files: ~10 ms instead of ~30 ms on Django (fresh.check decides
     when that is safe)."""
-    args = _STATUS if untracked else (*_STATUS[:-2], "--untracked-files=no", _STATUS[-1])
-    out = _git(root, *args, timeout=timeout)
+    out = _git(root, *_status_args(untracked), timeout=timeout)
     return None if out is None else _parse_status(out)
+
+
+def start_status(root: StrPath, *, untracked: bool = True) -> Running | None:
+    """`status` started, to collect with `finish_status` (work meanwhile)."""
+    return Running.start(root, _status_args(untracked))
+
+
+def finish_status(running: Running | None, timeout: float = GIT_TIMEOUT) -> Status | None:
+    out = None if running is None else running.result(timeout)
+    return None if out is None else _parse_status(out)
+
+
+def _status_args(untracked: bool) -> tuple[str, ...]:
+    return _STATUS if untracked else (*_STATUS[:-2], "--untracked-files=no", _STATUS[-1])
 
 
 class PendingStatus:

@@ -1,0 +1,108 @@
+"""The full argparse parser of `rq` (help, every flag, its error messages).
+
+Imported only when cli/args.py's fast path cannot read the command line itself:
+argparse and the gettext/locale it imports cost ~4.5 ms, a tenth of a search.
+argparse's own errors exit 2, which rq reserves for "still warming"; this parser
+raises UsageError (exit 64, one line on stderr) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from rq_engine.core.errors import UsageError
+
+TYPE_CHECKING = False  # `typing` costs ~2 ms to import
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+RANKERS = ("text-ranker/full-scan-v1", "text-ranker/bm25-v1")
+DEFAULT_RANKER = "text-ranker/full-scan-v1"
+
+
+class _Formatter(argparse.HelpFormatter):
+    """HelpFormatter given its width up front.
+
+    argparse builds a formatter inside every add_argument() call, and one built
+    without a width imports shutil (+ zlib, bz2, lzma: ~3 ms) for the terminal size.
+    """
+
+    def __init__(self, prog: str) -> None:
+        try:
+            width = os.get_terminal_size(2).columns - 2
+        except OSError:
+            width = 78
+        super().__init__(prog, width=max(width, 40))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="rq",
+        formatter_class=_Formatter,
+        description="Find the one definition you most likely want, as path:line.",
+        epilog="Exit codes: 0 results, 1 no match, 2 index still warming, 64 usage, 74 I/O or store, 130 interrupted.",
+    )
+    p.add_argument(
+        "query", nargs="?", help="what to find: a name, a fragment, a typo, Foo::Bar#baz"
+    )
+    q = p.add_argument_group("one-shot search")
+    q.add_argument(
+        "-q", dest="oneshot", action="store_true", help="print results and exit (no picker)"
+    )
+    q.add_argument("--json", action="store_true", help="one JSON array")
+    q.add_argument("--ndjson", action="store_true", help="one JSON object a line")
+    q.add_argument("--explain", action="store_true", help="show each result's score breakdown")
+    q.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="at most N results (default 20)"
+    )
+    q.add_argument("--all-repos", action="store_true", help="search every indexed repository")
+    q.add_argument("-C", dest="cwd", metavar="DIR", default=None, help="run as if started in DIR")
+    q.add_argument(
+        "--wait",
+        metavar="DUR",
+        default=None,
+        help="while the index warms, wait at most DUR for the answer (50ms, 2s, 1m, bare ms)",
+    )
+    q.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="answer from the index as it is now; a miss on a warming index exits 2",
+    )
+    i = p.add_argument_group("index")
+    i.add_argument("--index", nargs="?", const=".", metavar="DIR", help="index DIR (default .)")
+    i.add_argument(
+        "--path",
+        action="append",
+        metavar="SUB",
+        default=None,
+        help="with --index: index SUB first (repeatable); the rest warms through use",
+    )
+    i.add_argument("--status", action="store_true", help="repositories, coverage, counts, sizes")
+    i.add_argument("--usage", action="store_true", help="how much rq was used, day by day")
+    # The detached warmer a search hands leftover indexing to (internal).
+    i.add_argument("--warm", metavar="ROOT", default=None, help=argparse.SUPPRESS)
+    i.add_argument("--drop", nargs="?", const=".", metavar="DIR", help="forget DIR's repository")
+    t = p.add_argument_group("text ranking over the code graph")
+    t.add_argument("--text", metavar="WORDS", help="multi-word text query")
+    t.add_argument(
+        "--ranker", choices=RANKERS, default=None, help=f"ranker profile (default {DEFAULT_RANKER})"
+    )
+    t.add_argument("--graph", metavar="FILE", help="read this graph.json instead of the live index")
+    t.add_argument("--export-graph", metavar="FILE", help="write the repository's graph.json")
+    u = p.add_argument_group("picker")
+    u.add_argument(
+        "--print",
+        dest="print_only",
+        action="store_true",
+        help="print the choice instead of opening it",
+    )
+    u.add_argument("--tmux", action="store_true", help="open the picker in a tmux popup")
+    u.add_argument("--theme", metavar="NAME", help="picker theme (see themes/)")
+    p.add_argument("--version", action="store_true", help="print the version")
+    return p
