@@ -615,3 +615,20 @@ def test_text_queries_see_an_edit_on_a_complete_index(
     env = {"RQ_WARM_RECHECK_MS": "0"}  # outside the recheck window
     r = rq("--text", "frobnicate widget thing", "--limit", "1", cwd=repo.root, env=env)
     assert locs(r) == ["lib/util.py:5"], r.out
+
+
+def test_a_new_file_in_a_subdirectory_after_a_check_of_an_index_without_a_listing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    from rq_engine.index.indexer import index_under
+
+    repo = make_repo(SRC)
+    conn = db()
+    try:  # an index built without a sweep's listing of the directories
+        index_under(conn, repo.root)
+    finally:
+        conn.close()
+    assert rq("-q", "Zebra", cwd=repo.root).code == 1  # a check, from git alone
+    repo.write("lib/deep/new_mod.py", "def fresh_thing():\n    pass\n")
+    r = rq("-q", "fresh_thing", cwd=repo.root)
+    assert (r.code, locs(r)) == (0, ["lib/deep/new_mod.py:1"])

@@ -20,6 +20,7 @@ Stdlib, rq_engine.core, rq_engine.lang's registry data and rq_engine.store only.
 
 from __future__ import annotations
 
+import marshal
 import os
 import sqlite3
 import time
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 RECHECK_MS = 10_000  # RQ_WARM_RECHECK_MS: how long a "nothing moved" verdict is trusted
 VERDICT = "verdict:"  # + checkout root -> "<at ms> <stamp>" (plain: no json on the hot path)
 TRACKED = "tracked:"  # + checkout root -> Tracked, as lines
-DIRS = "dirs:"  # + checkout root -> "<mtime ns>\t<dir>" lines: every directory git lists files in
+DIRS = "dirs:"  # + checkout root -> marshal of {dir: mtime ns}: every directory git lists files in
 
 
 def recheck_ms() -> int:
@@ -164,30 +165,34 @@ def dir_keys(root: str | os.PathLike[str], dirs: Iterable[str], since_ns: int) -
 
 
 def _dirs(conn: sqlite3.Connection, root: str) -> dict[str, int]:
+    # marshal (built in, ~0.3 ms for Django's 3,500 directories; parsing text took ~3)
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (DIRS + root,)).fetchone()
-    out: dict[str, int] = {}
-    for line in str(row[0]).split("\n") if row else []:
-        m, tab, d = line.partition("\t")
-        if tab:
-            try:
-                out[d] = int(m)
-            except ValueError:
-                out[d] = 0
-    return out
+    if row is None or not isinstance(row[0], bytes):
+        return {}
+    try:
+        val = marshal.loads(row[0])
+    except (ValueError, EOFError, TypeError):
+        return {}
+    return val if isinstance(val, dict) else {}
+
+
+def _put_dirs(conn: sqlite3.Connection, root: str, dirs: dict[str, int]) -> None:
+    blob = marshal.dumps(dirs)
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (DIRS + root, blob))
 
 
 def _same_dirs(root: str, dirs: dict[str, int]) -> bool:
     """No directory git lists files in gained or lost an entry since it was recorded:
     then no file was added, deleted or renamed (an edit in place leaves its directory
-    alone, and `git status` without untracked files still sees it)."""
-    for d, m in dirs.items():
-        if not m:
-            return False
-        try:
-            if os.stat(os.path.join(root, d) if d else root).st_mtime_ns != m:
+    alone, and `git status` without untracked files still sees it). ~2 µs a directory."""
+    stat = os.stat
+    base = root + "/"
+    try:
+        for d, m in dirs.items():
+            if not m or stat(base + d if d else root).st_mtime_ns != m:
                 return False
-        except OSError:
-            return False
+    except OSError:
+        return False
     return True
 
 
@@ -244,8 +249,12 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
     s = gitstate.finish_status(running) if quick else gitstate.status(root)
     if s is None:
         return Moved([], True, st, {})
-    if not quick:  # what to compare the next check with: now, and the new files' homes
-        dirs = dir_keys(root, {*dirs, *dirs_of(s.dirty)}, since)
+    record: dict[str, int] | None = None
+    if not quick and dirs:
+        # what the next check compares with: the same directories as they are now, and
+        # the new files' homes (a record comes whole from a sweep's listing: a check
+        # never starts one, or directories it does not know would look unchanged)
+        record = dir_keys(root, {*dirs, *dirs_of(s.dirty)}, since)
     tracked = _tracked(conn, root)
     old_head = tracked.head
     new_head = _head_of(st)
@@ -276,7 +285,7 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
         # untracked files git did not list this time: the held ones are still held
         held.update((p, stat_key(root, p)) for p in tracked.held if p not in held)
     keep = sorted(p for p in paths if language_for_path(p))
-    return Moved(keep, walk, st, held, None if quick else dirs)
+    return Moved(keep, walk, st, held, record)
 
 
 def _head_of(stamp: str) -> str | None:
@@ -326,10 +335,7 @@ def settle(
             writes.set_commit_times(conn, repo_id, times)
         _put_tracked(conn, root, Tracked(head, head, dict(held)))
         if dirs is not None:
-            text = "\n".join(f"{m}\t{d}" for d, m in sorted(dirs.items()) if "\n" not in d)
-            conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (DIRS + root, text)
-            )
+            _put_dirs(conn, root, dirs)
         conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             (VERDICT + root, f"{_now_ms()} {stamp}"),
