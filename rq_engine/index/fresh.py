@@ -176,6 +176,10 @@ def _dirs(conn: sqlite3.Connection, root: str) -> dict[str, int]:
     return val if isinstance(val, dict) else {}
 
 
+def has_dirs(conn: sqlite3.Connection, root: str) -> bool:
+    return conn.execute("SELECT 1 FROM meta WHERE key = ?", (DIRS + root,)).fetchone() is not None
+
+
 def _put_dirs(conn: sqlite3.Connection, root: str, dirs: dict[str, int]) -> None:
     blob = marshal.dumps(dirs)
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (DIRS + root, blob))

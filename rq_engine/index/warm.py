@@ -98,6 +98,19 @@ def catch_up(
     )
 
 
+def _listed_dirs(checkout: Checkout) -> dict[str, int] | None:
+    """The directory record a miss's quick check needs, from one `git ls-files` (the
+    warmer has the time; a search does not)."""
+    from rq_engine.index import walker
+
+    if checkout.git_dir is None:
+        return None
+    w = walker.walk(checkout.root, git=True)
+    if w.via != "git":
+        return None
+    return fresh.dir_keys(checkout.root, fresh.dirs_of(w.paths), w.started_ns)
+
+
 def active_files(
     checkout: Checkout, status: gitstate.Status | None, timeout: float = gitstate.GIT_TIMEOUT
 ) -> list[str]:
@@ -134,6 +147,9 @@ def warm(
     if rid is not None and writes.coverage_status(conn, rid) == "complete":
         moved = fresh.check(conn, checkout.root, checkout.git_dir, rid)
         if not moved.moved:
+            dirs = moved.dirs
+            if dirs is None and not fresh.has_dirs(conn, str(checkout.root)):
+                dirs = _listed_dirs(checkout)  # (an index made before the record existed)
             fresh.settle(
                 conn,
                 checkout.root,
@@ -142,7 +158,7 @@ def warm(
                 moved.stamp,
                 moved.held,
                 reindexed=False,
-                dirs=moved.dirs,
+                dirs=dirs,
             )
             return None
         stats = catch_up(
