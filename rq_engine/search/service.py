@@ -6,10 +6,12 @@ model" and "Partial indexing":
 
 - complete and fresh: search, revalidate the results by stat (validate.py), done;
   no fork of any kind within the recheck window (index/fresh.py, D16);
-- complete, a hit outside the window: answer now; `finish` hands the
+- complete, an exact hit outside the window: answer now; `finish` hands the
   "did anything move?" question to the detached warmer;
-- complete, a miss: ask git inline (a miss's exit code depends on it); what moved
-  is reindexed first, then the answer is definitive;
+- complete, a miss — or, outside the window, an answer without the exact name,
+  or one whose files moved more than revalidation can follow: ask git inline
+  (the answer depends on it: D33 keeps it ~10 ms); what moved is reindexed
+  first, then the answer is definitive;
 - never indexed (a git work tree) or warming: block until answered. The search
   indexes in-process — active files, then the files holding the query's leaf,
   then the rest (index/tiers.py) — and answers once every literal match of the
