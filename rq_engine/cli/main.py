@@ -51,6 +51,27 @@ def main(argv: list[str] | None = None) -> int:
         return int(ExitCode.OK)
 
 
+# Set when the command was a one-shot query: `entry` may then skip the teardown.
+_one_shot = False
+
+
+def entry() -> None:
+    """The `rq` console script: `main`, then exit. After a one-shot query the process
+    leaves with os._exit once its output is flushed: the answer is printed, the index
+    closed and any warmer detached, so the interpreter's teardown (freeing every module,
+    ~4 ms of a ~35 ms `rq -q`) has nothing left to do. Other commands (the picker, an
+    index with worker threads) exit normally."""
+    code = main()
+    if _one_shot:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a reader that left, a closed stream
+                pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 def _dispatch(a: argparse.Namespace) -> int:
     if a.version:
         from rq_engine import __version__
@@ -85,7 +106,10 @@ def _dispatch(a: argparse.Namespace) -> int:
             raise RqError("a query is needed (rq -q QUERY)", ExitCode.USAGE)
         from rq_engine.cli import cmd_query
 
-        return cmd_query.run(a)
+        global _one_shot
+        code = cmd_query.run(a)
+        _one_shot = True  # (not on an exception: main's handlers print, then a normal exit)
+        return code
     from rq_tui import app  # deferred: textual costs ~200 ms to import
 
     return app.run(a)

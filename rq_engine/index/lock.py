@@ -15,25 +15,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from rq_engine.index import owner
 from rq_engine.index.owner import Owner
+from rq_engine.store.txn import transaction
 
 PREFIX = "warm_lock:"
-
-
-@contextmanager
-def _txn(conn: sqlite3.Connection) -> Iterator[None]:
-    # store.writes.transaction, without its import of typing (~3 ms on a hit's hand-off)
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _key(identity: str) -> str:
@@ -65,7 +53,7 @@ def holder(conn: sqlite3.Connection, identity: str) -> Owner | None:
 
 def claim(conn: sqlite3.Connection, identity: str, who: Owner) -> bool:
     """Take the lock for `who` unless another live process holds it (ours already: True)."""
-    with _txn(conn):
+    with transaction(conn):
         cur = _read(conn, identity)
         if cur is not None and cur != who and owner.alive(cur):
             return False
@@ -85,7 +73,7 @@ def claim_for(
     one write transaction. `needed` is asked under the write lock, so a warmer that
     just finished (and recorded its verdict) is not followed by a second. The pid, or
     None when nothing was spawned."""
-    with _txn(conn):
+    with transaction(conn):
         cur = _read(conn, identity)
         if cur is not None and owner.alive(cur):
             return None
@@ -99,6 +87,6 @@ def claim_for(
 
 def release(conn: sqlite3.Connection, identity: str, who: Owner) -> None:
     """Give the lock back (only if `who` still holds it)."""
-    with _txn(conn):
+    with transaction(conn):
         if _read(conn, identity) == who:
             conn.execute("DELETE FROM meta WHERE key = ?", (_key(identity),))

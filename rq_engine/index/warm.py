@@ -18,7 +18,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.env import env_ms
@@ -27,6 +26,8 @@ from rq_engine.index import fresh, gitstate, lock, owner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path  # (pathlib costs ~3 ms on the hit that hands off)
+
     from rq_engine.index.stats import IndexProgress, IndexStats
 
 WARM_BUDGET_MS = 30_000  # RQ_WARM_BUDGET_MS: one detached warmer's sweep, at most

@@ -218,9 +218,13 @@ def names_first_letter_scan(
     pattern = subsequence_glob(folded)
     out: dict[str, None] = {}
     for start in (folded[:2], first):
+        # The window reads only idx_names_fold (rowid and fold: a covering scan); a row
+        # is fetched for its name only when the GLOB matched (half the time of
+        # fetching every row in the window: ~2.5 against ~5 ms on Go's std).
         for (name,) in conn.execute(
-            "SELECT name FROM (SELECT name, fold FROM names WHERE repository_id = ?"
-            " AND fold >= ? AND fold < ? LIMIT ?) WHERE fold GLOB ? LIMIT ?",
+            "SELECT n.name FROM (SELECT rowid AS id, fold FROM names WHERE repository_id = ?"
+            " AND fold >= ? AND fold < ? LIMIT ?) AS w CROSS JOIN names AS n ON n.id = w.id"
+            " WHERE w.fold GLOB ? LIMIT ?",
             (repo, start, end, SCAN_WINDOW, pattern, limit),
         ):
             out[name] = None
@@ -296,7 +300,12 @@ def _typo_json(folded: str) -> str:
     cands = typo_candidates(folded)
     if not cands:
         return ""
-    import json  # only a typo retry needs it: kept off the start-up of every `rq -q`
+    if folded.isprintable() and '"' not in folded and "\\" not in folded:
+        # Candidates hold the query's letters and a-z0-9 only: nothing JSON escapes.
+        # Written directly, the json module (~1.5 ms to import) stays off the miss path;
+        # unsorted (~2 ms for 10k), since SQLite lists an IN subquery in key order.
+        return '["' + '","'.join(cands) + '"]'
+    import json
 
     return json.dumps(sorted(cands))
 

@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from rq_engine.search.keys import NameRecord, name_keys, name_record
+from rq_engine.store.txn import transaction
 
 # One drain transaction handles at most this many queued names, so a cold pass
 # of a huge repository does not hold the write lock for seconds at once.
@@ -41,7 +42,7 @@ def drain(conn: sqlite3.Connection) -> int:
     """
     total = 0
     while True:
-        with _txn(conn):
+        with transaction(conn, join=True):
             rows = conn.execute(
                 "SELECT repository_id, name, gone FROM names_pending LIMIT ?", (DRAIN_CHUNK,)
             ).fetchall()
@@ -51,23 +52,6 @@ def drain(conn: sqlite3.Connection) -> int:
         if len(rows) < DRAIN_CHUNK:
             break
     return total
-
-
-class _txn:
-    """BEGIN IMMEDIATE … COMMIT unless the caller already holds a transaction."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.own = False
-
-    def __enter__(self) -> None:
-        self.own = not self.conn.in_transaction
-        if self.own:
-            self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        if self.own:
-            self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
 
 
 def _apply(conn: sqlite3.Connection, rows: list[tuple[int, str, int]]) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 
 from rq_engine.core.value import value
+from rq_engine.store.txn import (
+    transaction as transaction,  # re-exported: writers say writes.transaction
+)
 
 # (name, kind, visibility, line, end_line, parent) — what a plugin's Symbol becomes
 SymbolRow = tuple[str, str, str, int, int | None, str | None]
@@ -21,22 +23,6 @@ SymbolRow = tuple[str, str, str, int, int | None, str | None]
 
 def now() -> int:
     return int(time.time())
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included).
-
-    IMMEDIATE takes the write lock up front, so two writers queue on
-    busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
-    """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 # --- repositories and checkouts -------------------------------------------------
