@@ -6,7 +6,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 ARGS    ?=
 
-.PHONY: run test check fmt lint types sysdeps bench clean
+.PHONY: run test check fmt lint types sysdeps corpora bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,19 +14,35 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
-# Debian tools the tests drive for real (tmux for the popup binding, git for fixtures).
+# Debian tools the tests drive for real: tmux for the popup binding, git for fixtures,
+# universal-ctags for the recall-against-ctags tests.
+SYSDEPS := tmux git universal-ctags
 sysdeps:
-	@command -v tmux >/dev/null && command -v git >/dev/null || { \
+	@missing=""; for t in tmux git ctags; do command -v $$t >/dev/null || missing=1; done; \
+	[ -z "$$missing" ] || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq >/dev/null && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux git >/dev/null; \
-	  else echo "make: tmux and git are needed for the tests (apt-get install tmux git)" >&2; fi; }
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSDEPS) >/dev/null; \
+	  else echo "make: $(SYSDEPS) are needed for the tests (apt-get install $(SYSDEPS))" >&2; fi; }
+
+# The real source trees the tests read (laid out once, then kept under $(RQ_CORPORA)):
+# shared/corpora/get.sh takes each from a registry this machine reaches.
+SHARED     ?= $(firstword $(wildcard ../shared /work/shared))
+RQ_CORPORA ?= $(HOME)/.cache/rq-corpora
+export RQ_CORPORA
+TEST_CORPORA := django gostd sinatra tokio rxjs zod effect
+corpora:
+	@missing=""; for c in $(TEST_CORPORA); do \
+	  [ -d "$(RQ_CORPORA)/$$c/.git" ] || missing="$$missing $$c"; done; \
+	[ -z "$$missing" ] || { \
+	  if [ -x "$(SHARED)/corpora/get.sh" ]; then "$(SHARED)/corpora/get.sh" $$missing; \
+	  else echo "make: corpora$$missing are missing and no shared/corpora/get.sh was found" >&2; fi; }
 
 # Index the current directory, then open the picker over it (or answer ARGS as a one-shot query).
 run: $(STAMP)
 	$(BIN)/rq --index .
 	$(BIN)/rq $(ARGS)
 
-test: $(STAMP) sysdeps
+test: $(STAMP) sysdeps corpora
 	$(BIN)/pytest -q -n 2 -p no:cacheprovider
 
 fmt: $(STAMP)

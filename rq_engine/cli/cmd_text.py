@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rq_engine.core.errors import ExitCode, UsageError
+from rq_engine.core.errors import ExitCode, RqError, UsageError
 from rq_engine.text import lexical
 from rq_engine.text.graph import Graph, Node, dump
 from rq_engine.text.service import Realization, TextAnswer, TextService, open_graph_file, open_live
@@ -154,7 +154,12 @@ def run(ns: argparse.Namespace) -> int:
             raise UsageError("--graph goes with --text or --export-graph")
         return _summary(open_graph_file(Path(ns.graph), cwd).graph)
     handoff = _bring_up(ns, cwd)
-    real = _realization(ns, cwd)
+    try:
+        real = _realization(ns, cwd)
+    except RqError as e:
+        if e.code == ExitCode.WARMING and handoff is not None:
+            _start_warmer(handoff)  # not indexed yet (--no-wait): warming goes on after us
+        raise
     limit = ns.limit if ns.limit is not None else DEFAULT_LIMIT
     answer = TextService(keep=0).query(
         real, ns.text, profile=ns.ranker, limit=limit, explain=bool(ns.explain)
@@ -187,6 +192,17 @@ def _after(ns: argparse.Namespace, a: TextAnswer, code: int, handoff: Checkout |
         )
         if handoff is not None:
             start_warmer(conn, handoff)
+    finally:
+        conn.close()
+
+
+def _start_warmer(co: Checkout) -> None:
+    from rq_engine.search.service import start_warmer
+    from rq_engine.store.db import connect
+
+    conn = connect()
+    try:
+        start_warmer(conn, co)
     finally:
         conn.close()
 

@@ -130,7 +130,12 @@ def repository_of(conn: sqlite3.Connection, cwd: Path) -> str:
     """The indexed repository of a working directory (its checkout's identity)."""
     root, _, identity = locate(conn, cwd)
     if identity is None:
-        raise RqError(f"{root} is not indexed (run rq --index)", ExitCode.IOERR)
+        # Not yet, not absent (exit 2, as for a symbol query): a git work tree is warmed
+        # by the next query that may wait; a plain directory only by `rq --index`.
+        from rq_engine.core.identity import git_dir
+
+        hint = "" if git_dir(root) is not None else f" (run rq --index {root})"
+        raise RqError(f"{root} is not indexed yet{hint}", ExitCode.WARMING)
     return identity
 
 
