@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -45,3 +46,6 @@ def test_a_hit_imports_nothing_heavy(
         assert loaded == [], (query, loaded)
         # the indexer (and with it the parse pool) is only for first-time indexing
         assert "rq_engine.index.indexer" not in report["modules"]
+    # (the names above are real modules: renamed, this test must fail, not pass empty)
+    for name in ("rq_engine.index.indexer", *HEAVY):
+        assert importlib.util.find_spec(name) is not None, name

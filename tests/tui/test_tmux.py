@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -69,7 +70,9 @@ def shop(make_repo: Callable[..., Repo]) -> Repo:
 
 
 @pytest.fixture
-def tmux_env(tmp_path: Path) -> Iterator[tuple[Tmux, dict[str, str], Path]]:
+def tmux_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Tmux, dict[str, str], Path]]:
     if not shutil.which("tmux"):
         pytest.skip("tmux is not installed")
     record = tmp_path / "editor-argv.json"
@@ -81,22 +84,46 @@ def tmux_env(tmp_path: Path) -> Iterator[tuple[Tmux, dict[str, str], Path]]:
         "print('EDITOR-GOT', *sys.argv[1:])\n"
     )
     stand_in.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    env.update(EDITOR=str(stand_in), SHELL="/bin/sh", TERM="xterm-256color")
+    # The server runs without the test's rq settings and with a HOME of its own: the
+    # popup sees RQ_HOME, XDG_CONFIG_HOME, the editor and the directory only if rq
+    # forwards them from the calling pane (where `exports()` sets them).
+    mine = (
+        "TMUX",
+        "TMUX_PANE",
+        "RQ_HOME",
+        "RQ_CACHE",
+        "XDG_CONFIG_HOME",
+        "EDITOR",
+        "RQ_WARM_DETACH",
+    )
+    env = {k: v for k, v in os.environ.items() if k not in mine}
+    env.update(HOME=str(tmp_path / "server-home"), SHELL="/bin/sh", TERM="xterm-256color")
+    (tmp_path / "server-home").mkdir()
+    monkeypatch.setenv("EDITOR", str(stand_in))  # set in the pane by exports()
     tmux = Tmux(f"rq-test-{uuid.uuid4().hex[:12]}", env)
     try:
         yield tmux, env, record
+        # nothing the popup did landed in the server's defaults
+        assert not (tmp_path / "server-home" / ".local" / "share" / "rq").exists()
     finally:
         subprocess.run(
             ["tmux", "-L", tmux.socket, "kill-server"], env=env, capture_output=True, check=False
         )
 
 
+def exports(shop: Repo) -> str:
+    """The calling pane's shell line: the test's rq settings, then into the shop."""
+    names = ("RQ_HOME", "RQ_CACHE", "XDG_CONFIG_HOME", "EDITOR", "RQ_WARM_DETACH")
+    sets = " ".join(f"{n}={shlex.quote(os.environ[n])}" for n in names)
+    return f"export {sets}; cd {shlex.quote(str(shop.root))}"
+
+
 def _attached_session(tmux: Tmux, env: dict[str, str], shop: Repo) -> PtyProcess:
-    """Session `t` running a shell in the shop, with a client attached on a
-    pseudo-terminal: display-popup needs an attached client, and that terminal
-    is also the keyboard the popup reads."""
-    tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", str(shop.root), "/bin/sh")
+    """Session `t` running a shell (started in /, the server's environment), with a
+    client attached on a pseudo-terminal: display-popup needs an attached client, and
+    that terminal is also the keyboard the popup reads."""
+    tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", "/", "/bin/sh")
+    tmux("send-keys", "-t", "t", exports(shop), "Enter")
     return PtyProcess(
         ["tmux", "-L", tmux.socket, "-f", "/dev/null", "attach-session", "-t", "t"],
         cwd=shop.root,
