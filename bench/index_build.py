@@ -20,13 +20,20 @@ For each corpus present under $RQ_CORPORA (default ~/.cache/rq-corpora):
     Python class function member · Ruby class module method singletonMethod ·
     Go func methodSpec struct interface type · Rust struct enum union interface
     function method · TypeScript/JavaScript class function method interface
-    enum generator getter setter.
+    enum generator getter setter · Java class interface enum annotation method ·
+    PHP class interface trait function (ctags 5.9 files PHP methods as functions) ·
+    C function struct union enum typedef macro · C++ the same and class namespace
+    (ctags files every `.h` as C++, the kernel's too).
   Excluded: variables, constants, fields/properties, enumerators, imports and
-  aliases, Rust modules/macros/impl blocks, TS namespaces (not class/function/
-  method/struct-like); ctags' `AnonymousFunction…` placeholders and Go's blank
+  aliases, Rust modules/macros/impl blocks, TS namespaces, Java packages and
+  PHP namespaces (not class/function/method/struct-like); ctags' `AnonymousFunction…` placeholders and Go's blank
   identifier `_` (`func _()`, `type _ …`: no name anyone can type or call —
   1,240 of gostd's ctags tags); and JavaScript "class" tags on a line that declares no `class X` /
-  `function X` (ctags guesses those from usage, e.g. `_super.prototype.x`).
+  `function X` (ctags guesses those from usage, e.g. `_super.prototype.x`); C/C++
+  include guards (`#ifndef X_H` / `#define X_H`) and ctags' `__anon…` names for
+  unnamed types. C++ operators are compared as `operator==` (ctags writes
+  `operator ==`). ctags' C++ "function" is a function with a body: in-class
+  declarations (its "prototype", off by default) are not counted.
 
 Prints a markdown table (the one recorded in docs/benchmarks.md, "Index build")
 and, with --missing N, the top missing (name, kind) pairs per corpus.
@@ -57,6 +64,8 @@ from rq_engine.store.db import connect  # noqa: E402
 
 CORPORA = Path(os.environ.get("RQ_CORPORA", Path.home() / ".cache" / "rq-corpora"))
 DEFAULT = ["django", "cpython", "rails", "gostd", "tokio", "rxjs", "zod", "effect"]
+DEFAULT += ["jdk", "laravel"]
+DEFAULT += ["llvm", "kernel"]
 KINDS = {
     "Python": {"class", "function", "member"},
     "Ruby": {"class", "module", "method", "singletonMethod"},
@@ -74,6 +83,11 @@ KINDS = {
     },
 }
 KINDS["JavaScript"] = KINDS["TypeScript"]
+KINDS["Java"] = {"class", "interface", "enum", "annotation", "method"}
+KINDS["PHP"] = {"class", "interface", "trait", "function"}
+# ctags files every `.h` as C++ (the kernel's headers too), `.c` as C
+KINDS["C"] = {"function", "struct", "union", "enum", "typedef", "macro"}
+KINDS["C++"] = KINDS["C"] | {"class", "namespace"}
 
 
 def rq_cmd() -> list[str]:
@@ -133,6 +147,10 @@ def ctags_defs(root: Path, files: list[str]) -> list[tuple[str, str, str]]:
         lang, kind, name = tag.get("language", ""), tag.get("kind", ""), tag.get("name", "")
         if kind not in KINDS.get(lang, ()) or name == "_" or name.startswith("AnonymousFunction"):
             continue
+        if lang in ("C", "C++"):
+            name = c_family_name(root, tag)
+            if name is None:
+                continue
         if (
             lang == "JavaScript"
             and kind == "class"
@@ -198,6 +216,31 @@ def bench(corpus: str, runs: int, missing: int) -> dict[str, object] | None:
     finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(tags_dir, ignore_errors=True)
+
+
+_GUARDS: dict[str, set[str]] = {}
+
+
+def c_family_name(root: Path, tag: dict[str, str]) -> str | None:
+    """A C/C++ tag's name as rq spells it, or None for a tag that is not counted:
+    ctags' `__anon…` placeholders for unnamed types, and include guards (`#ifndef
+    X_H` / `#define X_H`, no value). Operators lose ctags' space (`operator ==` ->
+    `operator==`, how C++ writes `Foo::operator==`)."""
+    name = tag.get("name", "")
+    if name.startswith("__anon"):
+        return None
+    if name.startswith("operator ") and not name[9:10].isalpha():
+        return "operator" + name[9:]
+    if tag.get("kind") == "macro" and re.fullmatch(
+        rf"/\^\s*#\s*define\s+{re.escape(name)}\s*(1\s*)?\$/", tag.get("pattern", "")
+    ):
+        path = tag["path"]
+        if path not in _GUARDS:
+            text = (root / path).read_bytes().decode("utf-8", "replace")
+            _GUARDS[path] = set(re.findall(r"^\s*#\s*ifndef\s+(\w+)", text, re.M))
+        if name in _GUARDS[path]:
+            return None
+    return name
 
 
 def ctags_time(root: Path, tags_dir: Path, env: dict[str, str]) -> float:

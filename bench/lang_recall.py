@@ -1,7 +1,7 @@
 """Per-plugin recall against universal-ctags, and extraction throughput, on real corpora.
 
 Usage: .venv/bin/python bench/lang_recall.py [corpus ...] [--top N]
-       (corpora: django cpython rails sinatra gostd; default all present)
+       (corpora: django cpython rails sinatra gostd jdk laravel; default all present)
 
 For each corpus: the files our registry maps to the language are given to
 `ctags --language-force=<L> -L -`; its definitions of the class/function/
@@ -35,6 +35,8 @@ TARGETS = {
     "rails": ("ruby", "Ruby", {"class", "module", "method", "singletonMethod"}),
     "sinatra": ("ruby", "Ruby", {"class", "module", "method", "singletonMethod"}),
     "gostd": ("go", "Go", {"func", "methodSpec", "struct", "interface", "type"}),
+    "jdk": ("java", "Java", {"class", "interface", "enum", "annotation", "method"}),
+    "laravel": ("php", "PHP", {"class", "interface", "trait", "function"}),
 }
 
 

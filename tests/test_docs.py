@@ -57,6 +57,11 @@ FILES = {
     "app/models/foo.rb": "module Foo\n  class Bar\n    def baz\n    end\n  end\nend\n",
     "pkg/func.go": "package pkg\n\nfunc Func() int {\n\treturn 1\n}\n",
     "engine/src/lib.rs": "pub struct Foo;\n\nimpl Foo {\n    pub fn new() -> Foo {\n        Foo\n    }\n}\n",
+    "src/java/util/HashMap.java": "package java.util;\n\npublic class HashMap {\n}\n",
+    "app/Http/Kernel.php": (
+        "<?php\nnamespace App\\Http;\n\nclass Kernel\n{\n"
+        "    public function handle($request)\n    {\n    }\n}\n"
+    ),
     "templates/missing.py": (
         "class TemplateDoesNotExist(Exception):\n"
         '    """The template does not exist in any of the configured directories."""\n'
@@ -86,6 +91,7 @@ def shell_lines(doc: str) -> list[str]:
 def is_picker(argv: list[str]) -> bool:
     """No one-shot or command flag: on a terminal, the picker opens."""
     commands = {"-q", "--json", "--ndjson", "--text", "--index", "--status", "--usage", "--drop"}
+    commands.add("--mcp")  # a server on stdio: run with stdin closed, it answers EOF and exits 0
     return not commands.intersection(argv) and "--tmux" not in argv
 
 
@@ -183,7 +189,7 @@ def what_to_type() -> list[tuple[str, str]]:
 
 
 def leaf(query: str) -> str:
-    return re.split(r"::|#|\.", query)[-1]
+    return re.split(r"::|#|\.|\\", query)[-1]
 
 
 Hits = list[dict[str, object]]
@@ -205,6 +211,11 @@ FINDS: dict[str, Callable[[str, Hits], bool]] = {
             "Foo.baz": "shop/payments/refunds.py",
             "pkg.Func": "pkg/func.go",
         }[q]
+    ),
+    "a Java type in its package, a PHP member in its namespace": lambda q, hs: (
+        hs[0]["name"] == leaf(q)
+        and hs[0]["path"]
+        == {"java.util.HashMap": "src/java/util/HashMap.java"}.get(q, "app/Http/Kernel.php")
     ),
     "Foo's constructor (or Foo itself)": lambda q, hs: (
         hs[0]["name"] in ("Foo", "new", "__init__", "initialize")
@@ -236,7 +247,8 @@ def test_the_guide_what_to_type_table(
 def help_flags(rq: Callable[..., Run]) -> set[str]:
     r = rq("--help")
     assert r.code == 0
-    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-[a-zA-Z])\b", r.out)) - {"-h", "--help"}
+    text = re.sub(r"-\n\s+", "-", r.out)  # a flag the help wrapped after its hyphen
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-[a-zA-Z])\b", text)) - {"-h", "--help"}
 
 
 def test_cli_reference_names_every_flag_of_help(rq: Callable[..., Run]) -> None:

@@ -1,24 +1,33 @@
 """Query parsing: case, word joiners, scope chains, and whether a query looks like a path.
 
 Pure and stdlib-only (it runs on every keystroke of the picker and on the
-`rq -q` hot path). Knows no language: `::`, `#` and `.` are all scope separators.
+`rq -q` hot path). Knows no language: `::`, `#`, `.` and `\\` (PHP's namespaces)
+are all scope separators.
 """
 
 from __future__ import annotations
 
 import re
 
+from rq_engine.core.errors import UsageError
 from rq_engine.core.record import Record
+
+#: the longest query any face accepts, in characters (after the ends' whitespace):
+#: names run to ~64, a pasted path to a few hundred. Retrieval is bounded for every
+#: query shape; this bounds the rest of the work (a 100,000-letter query failed
+#: deep in SQLite: "LIKE or GLOB pattern too complex").
+MAX_QUERY_CHARS = 1024
 
 #: the word joiners a query may leave out (or add) and still match exactly (D19)
 JOINERS = "_-."
 _JOINER_TABLE = str.maketrans("", "", JOINERS)
 # `::` first so `Foo::Bar` is one separator, not two empty scopes.
-_SCOPE_SPLIT = re.compile(r"::|#|\.")
+_SCOPE_SPLIT = re.compile(r"::|#|\.|\\")
 # File extensions that make a dotted query a file name, not `Scope.member`.
 PATH_EXTENSIONS = frozenset(
     ".py .pyi .rb .rake .go .rs .ts .tsx .mts .cts .js .jsx .mjs .cjs .c .h .cc .cpp .hpp"
-    " .java .kt .swift .scm .md .toml .json .yaml .yml".split()
+    " .java .php .kt .swift .scm .md .toml .json .yaml .yml"
+    " .cxx .hh .hxx".split()
 )
 
 
@@ -45,6 +54,7 @@ class Query(Record):
         "leaf_fold",
         "has_upper",
         "has_joiners",
+        "kind",
     )
     raw: str
     leaf: str
@@ -56,6 +66,7 @@ class Query(Record):
     leaf_fold: str
     has_upper: bool  # any uppercase makes the `case` feature apply
     has_joiners: bool
+    kind: str  # the kind a leading keyword named (`struct file` -> "struct"), else ""
 
     def __init__(
         self,
@@ -74,15 +85,59 @@ class Query(Record):
         self.leaf_fold = fold(leaf)
         self.has_upper = any(ch.isupper() for ch in leaf)
         self.has_joiners = any(ch in JOINERS for ch in leaf)
+        self.kind = ""
 
     def unscoped(self) -> Query:
         """The whole raw text as one leaf (the wildcard retry's view of `a.b`)."""
         return Query(raw=self.raw, leaf=self.raw, looks_like_path=self.looks_like_path)
 
 
+def as_text(text: str) -> str:
+    """Text SQLite and a terminal can take: a command-line argument's surrogate escapes
+    (its bytes that were not UTF-8) as the Latin-1 letters those bytes are (`set\\xff`
+    → `setÿ`, what a Latin-1 terminal typed), any other lone surrogate as U+FFFD.
+    A query is otherwise left as it is (~free for ASCII)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub(_surrogate_letter, text)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate_letter(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return chr(c - 0xDC00) if 0xDC80 <= c <= 0xDCFF else "\ufffd"
+
+
+def check_query(text: str) -> str:
+    """A query a face was given, made text (as_text), or UsageError when it is blank
+    or longer than MAX_QUERY_CHARS (the message names the limit)."""
+    text = as_text(text)
+    n = len(text.strip())
+    if not n:
+        raise UsageError("a query is needed (rq -q QUERY)")
+    if n > MAX_QUERY_CHARS:
+        raise UsageError(f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}")
+    return text
+
+
+# `struct file`, `enum pid_type`, `class Foo`: a definition asked for the way its
+# language writes it. The keyword is no part of any name; it names the kind
+# (scoring.kind_word_feature).
+_KIND_WORD = re.compile(r"(struct|union|enum|class|interface|trait)\s+(?=[A-Za-z_$\\])")
+
+
 def looks_like_path(text: str) -> bool:
-    """A `/`, or a trailing known file extension (`models.py`, `server.go`)."""
-    if "/" in text or "\\" in text:
+    """A `/`, or a trailing known file extension (`models.py`, `server.go`, `src\\a.php`).
+
+    A `\\` alone is a PHP namespace chain (`Illuminate\\Support\\Collection`), not a path.
+    """
+    if "/" in text:
         return True
     dot = text.rfind(".")
     return dot > 0 and text[dot:] in PATH_EXTENSIONS  # `a.b.C` is a scope chain
@@ -93,10 +148,18 @@ def parse(text: str) -> Query:
 
     Whitespace at the ends is dropped; inner whitespace is kept in the leaf (no
     symbol has it, so such a query simply matches nothing in the symbol layers).
+    Past MAX_QUERY_CHARS the text is cut (faces refuse such a query first, with
+    check_query; the cut keeps any other caller's search bounded), and lone
+    surrogates are made text (as_text).
     """
-    raw = text.strip()
+    raw = as_text(text.strip()[:MAX_QUERY_CHARS].rstrip())
     if not raw:
         return Query(raw="", leaf="")
+    word = _KIND_WORD.match(raw)
+    if word is not None and " " not in raw[word.end() :]:
+        q = parse(raw[word.end() :])
+        q.kind = word.group(1)
+        return q
     if looks_like_path(raw):
         return Query(raw=raw, leaf=raw, looks_like_path=True)
     parts = _SCOPE_SPLIT.split(raw)

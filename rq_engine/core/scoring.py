@@ -44,6 +44,7 @@ WEIGHTS: dict[str, float] = {
     "scope_file": 50.0,  # the scope is defined in the same file (inherited member)
     "scope_typo": 40.0,  # the scope matches within two edits
     "scope_unmatched": -150.0,  # nothing answered the scope; leaf-only fallback
+    "kind_word": 40.0,  # the query named this kind (`struct file`, `class Foo`)
     # visibility: a tiebreaker, never a filter
     "private": -10.0,
     # path features
@@ -81,6 +82,10 @@ KIND_WEIGHTS: dict[str, float] = {
 
 _JOINER_SET = frozenset(JOINERS)
 _MAX_NAME = 128  # longer names are scored on their first 128 characters
+#: a leaf whose folded form is longer matches no name in order (match_fuzzy aligns it
+#: within a name's first _MAX_NAME characters) nor as a near miss: the pipeline skips
+#: its fuzzy layers, whose work otherwise grows with the query's length
+MAX_FUZZY_LEAF = _MAX_NAME
 _MAX_EDITS = 2
 
 
@@ -546,7 +551,10 @@ def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, f
     if not query.has_upper or match.kind == "typo":
         return []
     q = [ch for ch in query.leaf if ch not in _JOINER_SET]
-    got = [name[i] for i in match.positions]
+    # letters only on both sides: a literal match's positions cover the name's `_`
+    # too, which left every UPPER_SNAKE query without its case (`PAGE_SIZE` tied
+    # with `page_size`, `LIST_HEAD` lost to `struct list_head`)
+    got = [name[i] for i in match.positions if name[i] not in _JOINER_SET]
     if len(got) == len(q) and all(a == b for a, b in zip(q, got, strict=True)):
         return [("case", WEIGHTS["case"])]
     return []
@@ -555,6 +563,13 @@ def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, f
 def kind_feature(kind: str) -> list[tuple[str, float]]:
     w = KIND_WEIGHTS.get(kind, 0.0)
     return [("kind", w)] if w else []
+
+
+def kind_word_feature(query: Query, kind: str) -> list[tuple[str, float]]:
+    """`struct file`: the struct over a function or variable of the same name."""
+    if query.kind and query.kind == kind:
+        return [("kind_word", WEIGHTS["kind_word"])]
+    return []
 
 
 def nesting_feature(levels: int) -> list[tuple[str, float]]:
@@ -581,8 +596,12 @@ _ENTRY_FILES = frozenset(
     {"__init__.py", "mod.rs", "lib.rs", "index.ts", "index.js", "index.tsx", "index.mjs"}
 )
 _TEST_FILE = re.compile(
-    r"(^test_.*\.py$|_test\.(py|go|rb)$|_spec\.rb$|\.(test|spec)\.[cm]?[jt]sx?$|^tests?\.py$)"
+    r"(^test_.*\.py$|_test\.(py|go|rb)$|_spec\.rb$|\.(test|spec)\.[cm]?[jt]sx?$|^tests?\.py$"
+    # C and C++: `test_printf.c` (the kernel's lib/), `string_test.cc`, `foo_unittest.cc`
+    r"|^test_.*\.(c|cc|cpp|cxx)$|_(unit)?test\.(c|cc|cpp|cxx)$)"
 )
+# JUnit's and PHPUnit's `FooTest.java`, `FooTests.php`: case decides (`Latest.java` is none)
+_TEST_CLASS_FILE = re.compile(r"[a-z0-9]Tests?\.(java|php)$")
 
 
 @lru_cache(maxsize=8192)
@@ -600,7 +619,11 @@ def path_features(
         or ".bundle." in base
     ):
         out.append(("path_generated", WEIGHTS["path_generated"]))
-    elif any(d in _TEST_DIRS for d in lower_dirs) or _TEST_FILE.search(base.lower()):
+    elif (
+        any(d in _TEST_DIRS for d in lower_dirs)
+        or _TEST_FILE.search(base.lower())
+        or _TEST_CLASS_FILE.search(base)
+    ):
         out.append(("path_test", WEIGHTS["path_test"]))
     stem = fold(base.split(".", 1)[0])
     nf = fold(name)
@@ -635,13 +658,20 @@ def _chain(parent: str) -> tuple[str, ...]:
     return tuple(p for p in _SCOPE_SEPS.split(parent) if p)
 
 
-_SCOPE_SEPS = re.compile(r"::|#|\.")
+_SCOPE_SEPS = re.compile(r"::|#|\.|\\")  # `\`: PHP's `Illuminate\Support\Collection`
 
 
 @lru_cache(maxsize=8192)
 def _path_segments(path: str) -> list[str]:
     """Folded directory names and file stem of a path (cached; never mutated)."""
     return [fold(s.split(".", 1)[0]) for s in path.split("/")]
+
+
+@lru_cache(maxsize=64)
+def _lower_scope(scope: tuple[str, ...]) -> list[str]:
+    """The query's scope chain lower-cased, once per query rather than per candidate
+    (a pasted `a.a.a…` chain has hundreds of parts; callers never mutate it)."""
+    return [s.lower() for s in scope]
 
 
 def qualifier_feature(
@@ -657,7 +687,7 @@ def qualifier_feature(
     """
     if not scope:
         return []
-    want = [s.lower() for s in scope]
+    want = _lower_scope(scope)
     chain = [c.lower() for c in scope_chain(parent)]
     if chain and len(chain) >= len(want) and chain[-len(want) :] == want:
         return [("scope", WEIGHTS["scope"])]
@@ -717,6 +747,7 @@ def score(
     parts: list[tuple[str, float]] = list(match.parts)
     parts += case_feature(query, cand.name, match)
     parts += kind_feature(cand.kind)
+    parts += kind_word_feature(query, cand.kind)
     parts += visibility_feature(cand.visibility)
     parts += qualifier
     chain = scope_chain(cand.parent)

@@ -28,6 +28,15 @@ _PLUGINS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "JavaScriptPlugin",
         (".js", ".jsx", ".mjs", ".cjs"),
     ),
+    "java": ("rq_engine.lang.java", "JavaPlugin", (".java",)),
+    "php": ("rq_engine.lang.php", "PhpPlugin", (".php",)),
+    "c": ("rq_engine.lang.c", "CPlugin", (".c",)),
+    # every `.h` too: the plugin reads a header with no C++ in it as C (lang/cpp.py)
+    "cpp": (
+        "rq_engine.lang.cpp",
+        "CppPlugin",
+        (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"),
+    ),
 }
 
 # Files whose whole name (no extension) marks a language.
@@ -37,6 +46,10 @@ _EXT_TO_LANG: dict[str, str] = {
     ext: lang for lang, (_, _, exts) in _PLUGINS.items() for ext in exts
 }
 _loaded: dict[str, LanguagePlugin] = {}
+
+#: a plugin's `constructor_name` when a constructor is named after its class (Java):
+#: `Foo.new` then looks for a method `Foo` whose parent chain ends in `Foo`
+CLASS_NAME = "<class name>"
 
 
 def language_for_path(path: str) -> str | None:
@@ -78,24 +91,37 @@ def constructor_names() -> dict[str, str]:
         "typescript": "constructor",
         "tsx": "constructor",
         "javascript": "constructor",
+        "java": CLASS_NAME,
+        "php": "__construct",
+        "cpp": CLASS_NAME,
     }
 
 
 def qualify(language: str, parent: str | None, name: str, kind: str) -> str:
     """The display form of a qualified name, in the language's own notation.
 
-    Ruby writes instance methods `Foo::Bar#baz`, Rust `a::b::C`, everyone else
-    `a.b.C`. Pure data, so faces can call it on the hot path.
+    Ruby writes instance methods `Foo::Bar#baz`, Rust `a::b::C`, PHP
+    `App\\Http\\Kernel::handle`, everyone else `a.b.C`. Pure data, so faces can
+    call it on the hot path.
     """
     if not parent:
         return name
     if language == "ruby":
         return f"{parent}#{name}" if kind == "method" else f"{parent}::{name}"
-    if language == "rust":
+    if language == "rust" or language == "cpp":
         return f"{parent}::{name}"
+    if language == "php":
+        # namespaces and classes chain with `\`, members follow `::`
+        return f"{parent}::{name}" if kind in _PHP_MEMBERS else f"{parent}\\{name}"
     return f"{parent}.{name}"
 
 
 def scope_separators() -> dict[str, str]:
     """language id -> scope separator, without importing plugins (test keeps it in sync)."""
-    return {lang: ("::" if lang in ("ruby", "rust") else ".") for lang in _PLUGINS}
+    seps = {lang: ("::" if lang in ("ruby", "rust") else ".") for lang in _PLUGINS}
+    seps["cpp"] = "::"
+    seps["php"] = "\\"  # a parent chain: `Illuminate\Support\Collection` (lang/php.py)
+    return seps
+
+
+_PHP_MEMBERS = frozenset(("method", "constant", "field"))

@@ -16,7 +16,7 @@ from rq_engine.search.types import Hit
 # Programs (a pipe, --json) wait this long for a warming answer (RQ_WAIT_BUDGET_MS).
 WAIT_BUDGET_MS = 60_000
 # Query leaves that name a constructor (`Foo.new`): their tier is the class's files.
-_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize"})
+_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize", "__construct"})
 _LITERAL = frozenset({"exact", "prefix", "path"})
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
+    MAX_FUZZY_LEAF,
     WEIGHTS,
     NameMatch,
     Scored,
@@ -29,7 +30,7 @@ from rq_engine.core.scoring import (
     match_typo,
     skeleton,
 )
-from rq_engine.lang.registry import constructor_names, qualify
+from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import retrieval as rt
 from rq_engine.search.rank import (
     EXACT_ROWS,
@@ -53,7 +54,7 @@ FUZZY_MATCH = 250  # of those, the shortest matched in Python
 FUZZY_KEEP = 80  # best-matching fuzzy names whose definitions are fetched
 ROWS_PER_FUZZY = 2000
 
-_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize"})
+_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize", "__construct"})
 
 
 class Searcher:
@@ -239,14 +240,23 @@ class _Run(Ranking):
         self._layer_exact_prefix()
 
     def _ctor_names(self) -> list[str]:
-        return [self.q.leaf_lower, *self.s._ctors.values()]
+        # CLASS_NAME: the language names a constructor after its class (Java)
+        own = self.q.scope[-1].lower()
+        return [self.q.leaf_lower, *(own if n == CLASS_NAME else n for n in self.s._ctors.values())]
 
     def _add_ctor_aware(self, row: Row, leaf: str) -> None:
         m = match_exact_prefix(leaf, row.name)
         if m is not None:
             self._add(row, m, "exact")
             return
-        if self.ctor and self.s._ctors.get(row.language) == row.name:
+        if not self.ctor:
+            return
+        ctor = self.s._ctors.get(row.language)
+        if ctor == CLASS_NAME:  # a method named after its class (its parent: the qualifier)
+            named = row.kind == "method" and row.name.lower() == self.q.scope[-1].lower()
+        else:
+            named = ctor == row.name
+        if named:
             m = match_exact_prefix(row.name, row.name)
             self._add(row, m, "exact", [("constructor", 0.0)])
 
@@ -281,8 +291,8 @@ class _Run(Ranking):
     def _layer_fuzzy(self, literal: int) -> None:
         q, conn = self.q, self.s.conn
         leaf, qf = q.leaf, q.leaf_fold
-        if len(qf) < 2:
-            return
+        if len(qf) < 2 or len(qf) > MAX_FUZZY_LEAF:
+            return  # (longer: no name can match in order, so no candidate is read)
         # Literal matches outrank every fuzzy one (bands), so with `literal` of the
         # `limit` slots taken this layer competes only for the rest: match fewer
         # names (still shortest first). A picker keystroke on `Mut` in Go's std

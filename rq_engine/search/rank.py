@@ -229,11 +229,14 @@ class Ranking:
         return self._top(scored)
 
     def _top(self, scored: list[tuple[Scored, _Entry]]) -> list[Hit]:
-        # Ties break on what the user sees (path, line, then the definition itself),
-        # never on row ids, which depend on the order files were indexed in.
+        # Ties break on what the user sees: the longer definition (of two same-named
+        # classes, the substantial one: java.util.Map.Entry over KeyStore.Entry),
+        # then path, line and the definition itself; never on row ids, which
+        # depend on the order files were indexed in.
         scored.sort(
             key=lambda t: (
                 -t[0].score.total,
+                t[1].row.line - (t[1].row.end_line or t[1].row.line),
                 t[1].row.path,
                 t[1].row.line,
                 t[1].row.name,

@@ -57,12 +57,20 @@ def test_fold_drops_joiners_and_case() -> None:
         ("Foo.new", False),
         ("strings.Split", False),
         ("HttpResponse", False),
-        ("a\\b", True),
+        ("a\\b", False),  # a PHP namespace chain (`App\Http`)
+        ("src\\Kernel.php", True),
     ],
 )
 def test_looks_like_path(text: str, expected: bool) -> None:
     assert looks_like_path(text) is expected
     assert parse(text).looks_like_path is expected
+
+
+def test_backslash_separates_php_namespaces() -> None:
+    q = parse("\\Illuminate\\Support\\Collection")
+    assert (q.leaf, q.scope, q.dotted) == ("Collection", ("Illuminate", "Support"), False)
+    q = parse("Support\\Collection::make")
+    assert (q.leaf, q.scope) == ("make", ("Support", "Collection"))
 
 
 def test_empty_query_has_empty_leaf() -> None:
@@ -74,3 +82,22 @@ def test_unscoped_keeps_the_raw_text_as_leaf() -> None:
     q = parse("foo.bar")
     assert q.unscoped().leaf == "foo.bar"
     assert q.unscoped().scope == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "leaf", "scope", "kind"),
+    [
+        ("struct file", "file", (), "struct"),
+        ("enum pid_type", "pid_type", (), "enum"),
+        ("union  bpf_attr", "bpf_attr", (), "union"),
+        ("class llvm::StringRef", "StringRef", ("llvm",), "class"),
+        ("struct", "struct", (), ""),  # the keyword alone is a name
+        ("structure", "structure", (), ""),
+        ("struct a b", "struct a b", (), ""),  # more than one name: not a kind word
+    ],
+)
+def test_a_leading_definition_keyword_names_the_kind(
+    text: str, leaf: str, scope: tuple[str, ...], kind: str
+) -> None:
+    q = parse(text)
+    assert (q.leaf, q.scope, q.kind) == (leaf, scope, kind)

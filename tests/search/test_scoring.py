@@ -172,6 +172,20 @@ def test_lowercase_query_is_case_agnostic() -> None:
     assert a == b
 
 
+def test_case_counts_letters_not_joiners() -> None:
+    # an UPPER_SNAKE query is spelled like the macro, not like the function
+    assert parts("PAGE_SIZE", Candidate("PAGE_SIZE", kind="macro")).get("case") == WEIGHTS["case"]
+    assert "case" not in parts("PAGE_SIZE", Candidate("page_size", kind="function"))
+    assert parts("LIST_HEAD", Candidate("LIST_HEAD")).get("case") == WEIGHTS["case"]
+
+
+def test_a_kind_word_prefers_that_kind() -> None:
+    struct = parts("struct dentry", Candidate("dentry", kind="struct"))
+    func = parts("struct dentry", Candidate("dentry", kind="function", path="lib/test_printf.c"))
+    assert struct["kind_word"] == WEIGHTS["kind_word"] and "kind_word" not in func
+    assert sum(struct.values()) > sum(func.values())
+
+
 def test_kind_weight_and_visibility_tiebreak() -> None:
     assert parts("Foo", Candidate("Foo", kind="class"))["kind"] == KIND_WEIGHTS["class"]
     pub = total("foo", Candidate("foo", visibility="public"))

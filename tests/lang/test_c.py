@@ -1,0 +1,96 @@
+"""C plugin: golden symbol table, robustness, registry agreement, the macro and body repairs."""
+
+from __future__ import annotations
+
+import pytest
+
+from rq_engine.lang._cparse import (
+    column_0_body_spans,
+    unmacro_attributes,
+)
+from rq_engine.lang.c import CPlugin
+from tests.conftest import corpus
+from tests.lang.golden_tables import (
+    FIXTURES,
+    check_golden,
+    check_never_raises,
+    check_registry_agrees,
+)
+
+
+def names(src: bytes) -> list[tuple[str, str, int]]:
+    return [(s.name, s.kind.value, s.line) for s in CPlugin().extract(src)]
+
+
+def test_golden_sample() -> None:
+    check_golden("c", "sample.c")
+
+
+def test_never_raises_on_garbage() -> None:
+    check_never_raises(CPlugin(), FIXTURES / "c" / "sample.c")
+
+
+def test_registry_agrees() -> None:
+    check_registry_agrees(CPlugin())
+    assert CPlugin.constructor_name is None
+
+
+def test_attribute_macros_are_blanked_in_place() -> None:
+    src = b"static inline __printf(2, 3)\nvoid log_it(const char *f, ...)\n{\n}\n"
+    out = unmacro_attributes(src)
+    assert len(out) == len(src) and out.count(b"\n") == src.count(b"\n")
+    assert b"__printf" not in out
+    assert names(src) == [("log_it", "function", 2)]
+    # a call followed by `;` is code, a name's own parameter list is not blanked
+    keep = b"void __foo(int x) __acquires(x)\n{\n}\nint y = __bar(1);\n"
+    assert unmacro_attributes(keep) == keep
+    # nor the last line of a macro's body (a blank one would end the macro elsewhere)
+    macro = b"#define remap(a) \\\n\t__remap((a), 1)\nstatic int __remap(int a,\n\tint b)\n{\n}\n"
+    assert unmacro_attributes(macro) == macro
+
+
+def test_function_bodies_are_left_out_of_the_parse() -> None:
+    src = b"int f(void)\n{\n\tint x;\n\treturn x;\n}\nstruct s\n{\n\tint a;\n};\n"
+    spans = column_0_body_spans(src)
+    assert [(src[a:b], r0, r1) for a, r0, b, r1 in spans] == [(b"\tint x;\n\treturn x;\n", 2, 4)]
+    # unbalanced braces inside (an #ifdef'd half) keep the body in the parse
+    assert column_0_body_spans(b"int f(void)\n{\n#ifdef X\n\tif (a) {\n#endif\n}\n") == []
+
+
+def test_a_macro_loop_cannot_swallow_what_follows() -> None:
+    # `for_each_x(se)` with a statement and no braces: the grammar cannot close the
+    # body; every definition after it is still found (kernel/sched/fair.c)
+    src = (
+        b"static void f(struct se *se)\n{\n\tfor_each_x(se)\n\t\tg(se)->skip = se;\n}\n\n"
+        b"static void h(void)\n{\n}\n\nint k(int a) { for_each_x(a) a++; return a; }\n"
+        b"\nint later(void) { return 0; }\n"
+    )
+    got = [n for n, _, _ in names(src)]
+    assert got[:2] == ["f", "h"] and "later" in got
+
+
+def test_a_macro_defined_function_is_named_by_its_first_argument() -> None:
+    src = b"SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, umode_t, mode)\n{\n}\n"
+    assert names(src) == [("open", "function", 1)]
+
+
+def test_static_is_private_and_prototypes_are_not_definitions() -> None:
+    src = b"extern int f(int);\nstatic int g(void) { return 0; }\nint f(int x) { return x; }\n"
+    syms = CPlugin().extract(src)
+    assert [(s.name, s.visibility.value) for s in syms] == [("g", "private"), ("f", "public")]
+
+
+@pytest.mark.corpus
+def test_kernel_definitions_the_benchmark_expects() -> None:
+    root = corpus("kernel")
+    want = {
+        ("kernel/sched/core.c", "schedule", 6653),
+        ("kernel/sched/core.c", "wake_up_process", 4371),
+        ("mm/slab_common.c", "kmem_cache_create", 387),
+        # after a body the grammar cannot close (a macro loop without braces)
+        ("kernel/sched/fair.c", "check_preempt_wakeup", 7663),
+        ("kernel/sched/fair.c", "task_tick_core", 11791),
+    }
+    for rel, name, line in sorted(want):
+        syms = CPlugin().extract((root / rel).read_bytes())
+        assert any(s.name == name and s.line == line for s in syms), f"{rel}:{line} {name}"
