@@ -128,7 +128,7 @@ class PickerApp(App[Outcome]):
         try:
             cmd = editor.command_for(hit.abspath, hit.line, self.env)
         except editor.EditorNotFound as e:
-            self.notify(str(e), title="editor", severity="error", timeout=8)
+            self.notify(str(e), title="editor", severity="error", timeout=8, markup=False)
             return
         self.exit(Outcome(int(ExitCode.OK), command=cmd, hit=hit))
 

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from rq_engine.core.escape import visible
 from rq_engine.search.types import Hit
 from rq_tui.widgets import hit_key, location, name_with_matches
 
@@ -51,10 +52,10 @@ def explain_content(hits: list[Hit], index: int) -> Content:
         ),  # fmt: skip
         Content.assemble(
             (f"#{index + 1} ", "$text-muted"),
-            (hit.kind, "$rq-kind"),
+            (visible(hit.kind), "$rq-kind"),
             " ",
             name_with_matches(hit),
-            (f"  via {hit.layer}", "$text-muted"),
+            (f"  via {visible(hit.layer)}", "$text-muted"),
         ),
     ]
     width = max((len(f) for f, _ in hit.score.parts), default=0)
@@ -164,8 +165,10 @@ def preview_content(hit: Hit) -> Content:
     end = min(end, start + PREVIEW_LINES - 1, len(lines))
     # A minified bundle's one line can be 100 KB: highlighting it took ~350 ms
     # of CPU (django's admin JS). Nobody reads past the pane's right edge.
+    # Control characters in the source (a raw ESC in a string) show as escapes: Content
+    # keeps ESC, which would reach the terminal; tabs stay, the code's indentation.
     code = "\n".join(
-        line if len(line) <= PREVIEW_WIDTH else line[:PREVIEW_WIDTH] + "…"
+        visible(line if len(line) <= PREVIEW_WIDTH else line[:PREVIEW_WIDTH] + "…", tabs=True)
         for line in lines[start - 1 : end]
     )
     body = highlight(code, language=hit.language or None, path=hit.path)

@@ -26,6 +26,7 @@ from textual.timer import Timer
 from textual.widgets import Input
 
 from rq_engine.core.errors import RqError
+from rq_engine.core.query import MAX_QUERY_CHARS
 from rq_engine.search.types import Batch, CancelToken
 from rq_tui.explain import ExplainPane
 from rq_tui.results import ResultList
@@ -264,10 +265,13 @@ class PickerScreen(Screen[None]):
         self.tokens.append(token)
         self._cancel_no_match()
         self._drop_held()
-        if not query.strip():
+        n = len(query.strip())
+        if not n or n > MAX_QUERY_CHARS:  # (over-long: refused as `rq -q` refuses it)
             token.cancel()
             self.count = None
-            self.query_one("#results", ResultList).show_placeholder("")
+            self.query_one("#results", ResultList).show_placeholder(
+                f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}" if n else ""
+            )
             self._refresh_status()
             return
         self._search(query, token, self.generation, self.all_repos)
@@ -374,7 +378,7 @@ class PickerScreen(Screen[None]):
         if msg.generation == self.generation:
             self.note = msg.message
             self._refresh_status()
-            self.notify(msg.message, severity="error", timeout=6)
+            self.notify(msg.message, severity="error", timeout=6, markup=False)
 
     @work(thread=True, group="describe", exit_on_error=False)
     def _describe(self, all_repos: bool) -> None:
@@ -463,7 +467,7 @@ class PickerScreen(Screen[None]):
         if hit is not None:
             text = location(hit, self.cwd)
             self.app.copy_to_clipboard(text)
-            self.notify(f"copied {text}", timeout=2)
+            self.notify(f"copied {text}", timeout=2, markup=False)  # (a `[` in a path is text)
 
     def action_quit(self) -> None:
         self.app.quit_picker()  # type: ignore[attr-defined]

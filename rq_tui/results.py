@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from rq_engine.core.escape import visible
 from rq_engine.search.types import Hit
 from rq_tui.widgets import MAX_PATH_COLUMN, hit_key, location, short_repository
 
@@ -27,12 +28,16 @@ STRIP_CACHE = 512  # rendered rows kept, keyed by content (a few batches' worth)
 
 
 def row_cells(hit: Hit, loc: str, widths: tuple[int, int, int], repo: str | None) -> list[Cell]:
-    """The cells of one row: `[repo]  path:line  kind  qualified` with the matched letters marked."""
+    """The cells of one row: `[repo]  path:line  kind  qualified` with the matched letters
+    marked. `loc` and `repo` come shown (visible); the name's control characters are
+    escaped here, letter by letter, so the marks stay on their letters. (Segments are
+    written as they are: an ESC in one would reach the terminal.)"""
     repo_w, path_w, kind_w = widths
     cells: list[Cell] = []
     if repo is not None:
         cells += [(repo.ljust(repo_w), "repo"), ("  ", "")]
-    cells += [(loc.ljust(path_w), "path"), ("  ", ""), (hit.kind.ljust(kind_w), "kind"), ("  ", "")]
+    kind = visible(hit.kind)
+    cells += [(loc.ljust(path_w), "path"), ("  ", ""), (kind.ljust(kind_w), "kind"), ("  ", "")]
     qualified = hit.qualified or hit.name
     offset = len(qualified) - len(hit.name) if qualified.endswith(hit.name) else -1
     marked = {offset + p for p in hit.positions if 0 <= p < len(hit.name)} if offset >= 0 else set()
@@ -42,7 +47,7 @@ def row_cells(hit: Hit, loc: str, widths: tuple[int, int, int], repo: str | None
         if run and m != run_marked:
             cells.append((run, "match" if run_marked else "name"))
             run = ""
-        run, run_marked = run + ch, m
+        run, run_marked = run + (ch if ch.isprintable() else visible(ch)), m
     if run:
         cells.append((run, "match" if run_marked else "name"))
     return cells
@@ -87,14 +92,14 @@ class ResultList(ScrollView, can_focus=False):
         # With the repository column, paths are repository-relative: shorter than
         # `../../other/checkout/...`, and the column already says where they are.
         if show_repository:
-            locs = [f"{h.path}:{h.line}" for h in hits]
+            locs = [f"{visible(h.path)}:{h.line}" for h in hits]
         else:
             locs = [location(h, cwd) for h in hits]
         repos = [short_repository(h.repository) for h in hits] if show_repository else []
         widths = (
             max((len(r) for r in repos), default=0),
             min(max((len(s) for s in locs), default=0), MAX_PATH_COLUMN),
-            max((len(h.kind) for h in hits), default=0),
+            max((len(visible(h.kind)) for h in hits), default=0),
         )
         self.hits = list(hits)
         self._set_rows(

@@ -13,6 +13,7 @@ import os
 from textual.content import Content
 from textual.widgets import Input, Static
 
+from rq_engine.core.escape import visible, visible_spans
 from rq_engine.search.render import display_path
 from rq_engine.search.types import Hit
 
@@ -22,16 +23,18 @@ MAX_PATH_COLUMN = 44
 
 
 def location(hit: Hit, cwd: str) -> str:
-    """`path:line` as `rq -q` prints it (the path relative to the working directory)."""
-    return f"{display_path(hit, cwd)}:{hit.line}"
+    """`path:line` as `rq -q` prints it (the path relative to the working directory,
+    its control characters as visible escapes: core/escape.py)."""
+    return f"{visible(display_path(hit, cwd))}:{hit.line}"
 
 
 def short_repository(identity: str) -> str:
-    """`github.com/acme/shop` -> `acme/shop`; `local:/home/me/src/shop` -> `shop`."""
+    """`github.com/acme/shop` -> `acme/shop`; `local:/home/me/src/shop` -> `shop`
+    (shown: control characters as visible escapes)."""
     if identity.startswith("local:"):
-        return os.path.basename(identity[len("local:") :].rstrip("/")) or identity
+        return visible(os.path.basename(identity[len("local:") :].rstrip("/")) or identity)
     parts = identity.strip("/").split("/")
-    return "/".join(parts[-2:]) if len(parts) >= 3 else identity
+    return visible("/".join(parts[-2:]) if len(parts) >= 3 else identity)
 
 
 def hit_key(hit: Hit) -> tuple[str, str, int, str]:
@@ -41,16 +44,20 @@ def hit_key(hit: Hit) -> tuple[str, str, int, str]:
 def name_with_matches(hit: Hit) -> Content:
     """The qualified name with the matched letters of its last segment styled $rq-match.
 
-    `positions` index into `name`; the name is the tail of `qualified`.
+    `positions` index into `name`; the name is the tail of `qualified`. Control
+    characters show as visible escapes (Content drops a few, never ESC or newline),
+    the marks moved with the letters they mark.
     """
     qualified = hit.qualified or hit.name
     offset = len(qualified) - len(hit.name) if qualified.endswith(hit.name) else -1
-    content = Content(qualified)
+    shown, at = visible_spans(qualified)
+    content = Content(shown)
     if offset < 0:
         return content
     for p in hit.positions:
         if 0 <= p < len(hit.name):
-            content = content.stylize("bold underline $rq-match", offset + p, offset + p + 1)
+            i = offset + p
+            content = content.stylize("bold underline $rq-match", at[i], at[i + 1])
     return content
 
 
@@ -81,6 +88,8 @@ class StatusLine(Static):
             "warming": "bold $background on $rq-warming",
             "complete": "$rq-complete",
         }.get(state, "$text-muted")
+        repository = visible(repository) if repository else repository
+        note = visible(note)  # (a note may name a path)
         parts: list[Content | tuple[str, str] | str] = [
             (" all repositories " if all_repos else f" {repository or 'no repository'} ", "bold"),
             " ",

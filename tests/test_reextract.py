@@ -11,6 +11,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,23 @@ PY = {
     "conf.py": "DEFAULT_TIMEOUT: float = 2.5\n",
 }
 GO = {"srv.go": "package main\n\nconst DefaultPort = 80\n\nfunc Serve() {}\n"}
+
+# The rq the step ships in knows it: rq processes run after the upgrade load it (an rq
+# that does not know a step the store records takes the store for a newer rq's, and
+# refuses it).
+KNOWS_STEP = f"""
+from rq_engine.store import migrations
+migrations.STEPS.append(({STEP!r}, migrations.reextract("python")))
+"""
+
+
+@pytest.fixture
+def upgraded(tmp_path: Path) -> dict[str, str]:
+    """The environment of an rq process that knows STEP."""
+    d = tmp_path / "upgraded-rq"
+    d.mkdir()
+    (d / "sitecustomize.py").write_text(KNOWS_STEP)
+    return {"PYTHONPATH": os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])}
 
 
 @pytest.fixture
@@ -78,7 +96,10 @@ def _index_without_python_constants(
 
 
 def test_reextract_brings_back_what_the_old_plugin_missed(
-    make_repo: Callable[..., Repo], rq: Callable[..., Run], db: sqlite3.Connection
+    make_repo: Callable[..., Repo],
+    rq: Callable[..., Run],
+    db: sqlite3.Connection,
+    upgraded: dict[str, str],
 ) -> None:
     mixed, go_only = _index_without_python_constants(make_repo, rq, db)
     go_files, go_symbols = _files(db, "go"), _symbols(db, "go")
@@ -97,12 +118,12 @@ def test_reextract_brings_back_what_the_old_plugin_missed(
     assert _coverage(db, mixed) == "warming"
     assert _coverage(db, go_only) == "complete"  # holds no Python file
 
-    idx = rq("--index", cwd=mixed.root)
+    idx = rq("--index", cwd=mixed.root, env=upgraded)
     assert idx.code == 0
     assert "(2 new or changed," in idx.err  # the two Python files, not srv.go
 
-    assert rq("-q", "MAX_RETRIES", cwd=mixed.root).out.startswith("net.py:1")
-    assert rq("-q", "DEFAULT_TIMEOUT", cwd=mixed.root).out.startswith("conf.py:1")
+    assert rq("-q", "MAX_RETRIES", cwd=mixed.root, env=upgraded).out.startswith("net.py:1")
+    assert rq("-q", "DEFAULT_TIMEOUT", cwd=mixed.root, env=upgraded).out.startswith("conf.py:1")
     assert _coverage(db, mixed) == "complete"
     assert all(f[3] is not None and f[5] for f in _files(db, "python"))
     assert _files(db, "go") == go_files
@@ -110,16 +131,19 @@ def test_reextract_brings_back_what_the_old_plugin_missed(
 
 
 def test_reextract_step_runs_once(
-    make_repo: Callable[..., Repo], rq: Callable[..., Run], db: sqlite3.Connection
+    make_repo: Callable[..., Repo],
+    rq: Callable[..., Run],
+    db: sqlite3.Connection,
+    upgraded: dict[str, str],
 ) -> None:
     mixed, _ = _index_without_python_constants(make_repo, rq, db)
     assert migrations.migrate(db, STEPS) == [STEP]
-    assert rq("--index", cwd=mixed.root).code == 0
+    assert rq("--index", cwd=mixed.root, env=upgraded).code == 0
     after = _files(db, "python"), _coverage(db, mixed)
 
     # Recorded by name: a second upgrade (or any rq process) does not clear again.
     assert migrations.migrate(db, STEPS) == []
-    assert "(0 new or changed," in rq("--index", cwd=mixed.root).err
+    assert "(0 new or changed," in rq("--index", cwd=mixed.root, env=upgraded).err
     assert (_files(db, "python"), _coverage(db, mixed)) == after
     assert after[1] == "complete"
 
@@ -127,3 +151,27 @@ def test_reextract_step_runs_once(
 def test_reextract_needs_a_language() -> None:
     with pytest.raises(ValueError):
         migrations.reextract()
+
+
+def test_an_index_from_before_a_language_existed_reads_its_files_after_the_upgrade(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """An index made before rq read Java and C held no row for such files and was
+    complete; after the upgrade the next query finds their definitions (no --index)."""
+    repo = make_repo(
+        {
+            **PY,
+            "src/Ledger.java": "package acme;\n\npublic class LedgerEntry {\n}\n",
+            "native/sum.c": "int checksum_block(int x) {\n    return x;\n}\n",
+        }
+    )
+    assert rq("--index", str(repo.root)).code == 0
+    with closing(connect()) as conn:  # as the old rq left it
+        conn.execute("DELETE FROM files WHERE language IN ('java', 'c', 'cpp')")
+        conn.execute("DELETE FROM schema_migrations WHERE name = 'm008_new_languages'")
+        assert _coverage(conn, repo) == "complete"
+    before = rq("-q", "--no-wait", "LedgerEntry", cwd=repo.root)
+    assert before.code == 2  # not yet: the upgrade made the repository warming again
+    r = rq("-q", "LedgerEntry", cwd=repo.root)
+    assert r.code == 0 and r.out.startswith("src/Ledger.java:3")
+    assert rq("-q", "checksum_block", cwd=repo.root).out.startswith("native/sum.c:1")

@@ -32,6 +32,7 @@ DEFAULTS: dict[str, object] = {
     "index": None,
     "path": None,
     "status": False,
+    "check": False,
     "usage": False,
     "warm": None,
     "drop": None,
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, object] = {
     "export_graph": None,
     "print_only": False,
     "tmux": False,
+    "mcp": False,
     "theme": None,
     "version": False,
 }
@@ -103,13 +105,31 @@ def parse(argv: list[str]) -> argparse.Namespace:
         from rq_engine.cli.parser import build_parser
 
         ns = build_parser().parse_args(argv)
+    from rq_engine.core.query import as_text
+
+    # A byte that is not UTF-8 arrives as a surrogate escape (`$'set\\xff'`): made
+    # text here, or SQLite and the output would fail on it.
+    if ns.query is not None:
+        ns.query = as_text(ns.query)
+    if ns.text is not None:
+        ns.text = as_text(ns.text)
     if ns.json and ns.ndjson:
         raise UsageError("--json and --ndjson are exclusive")
     if ns.limit is not None and ns.limit < 1:
         raise UsageError("--limit takes a whole number of at least 1")
     modes = [
         f
-        for f in ("index", "status", "drop", "text", "export_graph", "usage", "warm")
+        for f in (
+            "index",
+            "status",
+            "check",
+            "drop",
+            "text",
+            "export_graph",
+            "usage",
+            "warm",
+            "mcp",
+        )
         if getattr(ns, f)
     ]
     if len(modes) > 1:

@@ -8,6 +8,7 @@ go to stderr as `rq: …`. Stdlib + rq_engine only (the progress bar is a plain
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -17,8 +18,6 @@ from rq_engine.core.errors import ExitCode, RqError, UsageError
 
 
 def run(ns: argparse.Namespace) -> int:
-    import sqlite3
-
     try:
         if ns.status:
             return _status(sys.stdout)
@@ -105,10 +104,11 @@ def _index(arg: str, subtrees: list[str]) -> int:
     from rq_engine.index.indexer import WRITER_BUSY_MS, run_index
     from rq_engine.store.db import connect
 
-    conn = connect(busy_ms=WRITER_BUSY_MS)
+    conn = connect(busy_ms=WRITER_BUSY_MS, writer=True)
     bar = _Bar(sys.stderr) if sys.stderr.isatty() else None
     try:
         stats = run_index(conn, checkout, subtrees=subs, progress=bar, walk=walk)
+        _rebuild_if_off(conn)
         if stats.complete:
             st = status.result() if status is not None else None
             changed = bool(stats.files_indexed or stats.files_deleted)
@@ -132,7 +132,16 @@ def _index(arg: str, subtrees: list[str]) -> int:
         if bar:
             bar.clear()
         conn.close()
-    extra = f", {stats.files_bad_encoding} not UTF-8" if stats.files_bad_encoding else ""
+    if stats.dropped:
+        print(
+            f"rq: interrupted: {stats.identity} was dropped (rq --drop) while this pass"
+            " indexed it; nothing of it is kept",
+            file=sys.stderr,
+        )
+        return int(ExitCode.INTERRUPTED)
+    from rq_engine.index.stats import notes
+
+    extra = notes(stats)
     print(
         f"rq: indexed {stats.files_total} files ({stats.files_indexed} new or changed, "
         f"{stats.files_deleted} removed, {stats.files_skipped} skipped, "
@@ -150,6 +159,16 @@ def _index(arg: str, subtrees: list[str]) -> int:
     if stats.files_failed > len(stats.errors):
         print(f"rq:   … and more ({stats.files_failed} failures in all)", file=sys.stderr)
     return int(ExitCode.OK)
+
+
+def _rebuild_if_off(conn: sqlite3.Connection) -> None:
+    """The next writer repairs what it finds wrong: derived tables that disagree with the
+    symbols in count while nobody holds the triggers off (index/check.py) are rebuilt."""
+    from rq_engine.index import check, fts
+
+    if check.needs_rebuild(conn):
+        fts.rebuild(conn)
+        print("rq: rebuilt the fuzzy index: it disagreed with the symbols", file=sys.stderr)
 
 
 def _tracked_outside_git(root: Path) -> Path | None:
@@ -194,7 +213,7 @@ def _drop(arg: str) -> int:
     if not index_db_path().exists():
         print(f"rq: {root} is not indexed; nothing to drop", file=sys.stderr)
         return int(ExitCode.MISS)
-    conn = connect()
+    conn = connect(writer=True)
     try:
         d = drop_repository(conn, root)
     finally:
@@ -234,10 +253,18 @@ def _status(out: TextIO) -> int:
     if not db.exists():
         out.write(f"no repositories indexed (no index at {db})\n")
         return int(ExitCode.OK)
+    from rq_engine.index import check
+
     try:
         conn = connect(db, readonly=True)
-        repos = status.repositories(conn)
-        conn.close()
+        try:
+            repos = status.repositories(conn)
+            # SQLite's quick check (every page read once), and the derived tables counted
+            # against the symbols: "complete" is never shown over a store that lost them
+            broken = check.sqlite_problems(conn, full=False)
+            found = check.derived(conn) if not broken else check.Findings()
+        finally:
+            conn.close()
     except RqError:
         raise
     except Exception as e:  # a corrupt or foreign file at the index path
@@ -247,7 +274,7 @@ def _status(out: TextIO) -> int:
         rows.append(
             (
                 r.identity,
-                r.status,
+                "damaged" if r.id in found.damaged else r.status,
                 str(r.files),
                 str(r.symbols),
                 str(r.files_skipped or 0),
@@ -275,4 +302,13 @@ def _status(out: TextIO) -> int:
         f"{_size(status.database_bytes(db))} (with WAL)"
     )
     out.write("\n".join(lines) + "\n")
+    out.flush()
+    for p in found.problems:
+        print(f"rq: {p}", file=sys.stderr)
+    if broken:
+        more = f" and {len(broken) - 1} more" if len(broken) > 1 else ""
+        raise RqError(
+            f"the index {db} failed SQLite's quick check: {broken[0]}{more} (rq --check lists them)",
+            ExitCode.IOERR,
+        )
     return int(ExitCode.OK)

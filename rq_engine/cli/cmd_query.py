@@ -22,6 +22,7 @@ import sys
 import time
 
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.escape import visible
 
 # `typing` costs ~2 ms to import; mypy honours a local TYPE_CHECKING the same way.
 TYPE_CHECKING = False
@@ -41,7 +42,7 @@ _BOLD, _DIM, _CYAN, _MAG, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[35m",
 
 
 def _say(msg: str) -> None:
-    print(f"rq: {msg}", file=sys.stderr)
+    print(f"rq: {visible(msg)}", file=sys.stderr)  # (a note may name a path)
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -163,7 +164,9 @@ class _HeadsUp:
         self.last = now
         who = "indexing" if p.waiting_on == "index" else "waiting for the warmer of"
         count = f" {p.done}/{p.total} files" if p.total else ""
-        line = f"rq: {who} {p.root} for {self.query!r}…{count} (Ctrl-C shows what is found so far)"
+        line = visible(
+            f"rq: {who} {p.root} for {self.query!r}…{count} (Ctrl-C shows what is found so far)"
+        )
         self.err.write(("\r" + line + "\x1b[K") if self.tty else line + "\n")
         self.err.flush()
         self.drawn = True
@@ -175,15 +178,18 @@ class _HeadsUp:
 
 
 def _plain(out: TextIO, hits: list[Hit], cwd: str, colour: bool, explain: bool) -> None:
+    """One line a result. Paths and names are the repository's data: shown through
+    `visible`, so an ESC in a file name reaches no terminal and a newline in one
+    cannot start a line of its own (a forged result); --json keeps them exact."""
     from rq_engine.search.render import display_path
 
     lines: list[str] = []
     for h in hits:
-        loc = f"{display_path(h, cwd)}:{h.line}"
+        loc = f"{visible(display_path(h, cwd))}:{h.line}"
         if colour:
-            lines.append(f"{_CYAN}{loc}{_RESET}  {_DIM}{h.kind}{_RESET}  {_highlight(h)}")
+            lines.append(f"{_CYAN}{loc}{_RESET}  {_DIM}{visible(h.kind)}{_RESET}  {_highlight(h)}")
         else:
-            lines.append(f"{loc}  {h.kind}  {h.qualified}")
+            lines.append(f"{loc}  {visible(h.kind)}  {visible(h.qualified)}")
         if explain:
             for feat, val in h.score.parts:
                 lines.append(f"    {feat:<18} {val:+8.1f}")
@@ -195,10 +201,11 @@ def _highlight(h: Hit) -> str:
     """The qualified name with the matched letters of the leaf in bold magenta."""
     q = h.qualified
     if not h.positions or not q.endswith(h.name):
-        return q
+        return visible(q)
     off = len(q) - len(h.name)
     pos = set(h.positions)
-    parts = [q[:off]]
+    parts = [visible(q[:off])]
     for i, ch in enumerate(h.name):
+        ch = visible(ch)
         parts.append(f"{_BOLD}{_MAG}{ch}{_RESET}" if i in pos else ch)
     return "".join(parts)

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.escape import visible
+from rq_engine.core.query import MAX_QUERY_CHARS
 from rq_engine.text import lexical
 from rq_engine.text.graph import Graph, Node, dump
 from rq_engine.text.service import Realization, TextAnswer, TextService, open_graph_file, open_live
@@ -28,7 +30,7 @@ DEFAULT_LIMIT = 20
 
 
 def _say(msg: str) -> None:
-    print(f"rq: {msg}", file=sys.stderr)
+    print(f"rq: {visible(msg)}", file=sys.stderr)  # (a message may name a path)
 
 
 def _realization(ns: argparse.Namespace, cwd: Path) -> Realization:
@@ -153,6 +155,9 @@ def run(ns: argparse.Namespace) -> int:
         if getattr(ns, "query", None):
             raise UsageError("--graph goes with --text or --export-graph")
         return _summary(open_graph_file(Path(ns.graph), cwd).graph)
+    if len(ns.text.strip()) > MAX_QUERY_CHARS:
+        n = len(ns.text.strip())
+        raise UsageError(f"--text is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}")
     handoff = _bring_up(ns, cwd)
     try:
         real = _realization(ns, cwd)
@@ -209,7 +214,7 @@ def _start_warmer(co: Checkout) -> None:
 
 def _summary(g: Graph) -> int:
     files = sum(1 for n in g.nodes if n.kind == "file")
-    print(f"schema      rq.graph/1\nrepository  {g.repository}")
+    print(f"schema      rq.graph/1\nrepository  {visible(g.repository)}")  # (the file's word)
     print(f"nodes       {len(g.nodes)} ({files} files)\nedges       {len(g.edges)}")
     print(f"graph       {g.identity}\nlexical     {g.lexical_identity} ({lexical.ANALYZER_ID})")
     return int(ExitCode.OK)
@@ -304,6 +309,8 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
             obj["truncated"] = ranking.truncated
             sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     else:
+        # Paths and names are the repository's data: each line through `visible`, so a
+        # control character in one can neither act on a terminal nor start a line.
         lines = []
         for (n, c), r in zip(a.hits, shown, strict=True):
             lines.append(
@@ -312,6 +319,7 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
             )
             if r.explain is not None:
                 lines.extend(_explain_lines(r, a))
+        lines = [visible(line) for line in lines]
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
         if ranking.truncated:

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 
 def _say(msg: str) -> None:
-    print(f"rq: {msg}", file=sys.stderr)
+    from rq_engine.core.escape import visible  # (a message may name a path)
+
+    print(f"rq: {visible(msg)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,6 +51,27 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return int(ExitCode.OK)
+    except _store_errors() as e:
+        # A store failure no command mapped itself (a page found corrupt mid-query, a
+        # full disk, an unreadable file): one line and 74, never a traceback.
+        from rq_engine.store.paths import index_db_file
+
+        # (an OperationalError is the store's situation — full, locked; any other
+        # DatabaseError is damage, which `rq --check` describes)
+        hint = "" if type(e).__name__ == "OperationalError" else "; rq --check lists its problems"
+        _say(f"index error: {e} (index {index_db_file()}{hint})")
+        return int(ExitCode.IOERR)
+    except OSError as e:
+        where = f": {e.filename}" if e.filename else ""
+        _say(f"I/O error: {e.strerror or e}{where}")
+        return int(ExitCode.IOERR)
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    """sqlite3's errors once something imported it (`except` evaluates this only when an
+    exception reaches it: `rq --version` and a usage error import no sqlite3)."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return (sqlite3.Error,) if sqlite3 is not None else ()
 
 
 # Set when the command was a one-shot query: `entry` may then skip the teardown.
@@ -78,6 +101,22 @@ def _dispatch(a: argparse.Namespace) -> int:
 
         print(f"rq {__version__}")
         return 0
+    if a.mcp:  # (a store problem is each call's tool error, not a server that never starts)
+        if a.query:
+            raise RqError("--mcp takes no query: the agent sends them", ExitCode.USAGE)
+        from rq_engine.mcp import server
+
+        return server.run(a)
+    if not a.graph:  # every other command reads or writes the index
+        from rq_engine.store.paths import home_problem
+
+        problem = home_problem()  # (one stat)
+        if problem is not None:
+            raise RqError(problem, ExitCode.IOERR)
+    if a.check:
+        from rq_engine.cli import cmd_check
+
+        return cmd_check.run(a)
     if a.warm is not None:
         from rq_engine.cli import cmd_warm
 
@@ -94,6 +133,10 @@ def _dispatch(a: argparse.Namespace) -> int:
         from rq_engine.cli import cmd_text
 
         return cmd_text.run(a)
+    if a.query and a.query.strip():
+        from rq_engine.core.query import check_query
+
+        a.query = check_query(a.query)  # over-long: a usage error on every face
     if a.tmux:
         from rq_tui import tmux
 
@@ -102,7 +145,7 @@ def _dispatch(a: argparse.Namespace) -> int:
     tty_out = sys.stdout.isatty() or (a.print_only and sys.stderr.isatty())
     interactive = sys.stdin.isatty() and tty_out
     if a.oneshot or a.json or a.ndjson or not interactive:
-        if not a.query:
+        if not a.query or not a.query.strip():  # blank and empty alike
             raise RqError("a query is needed (rq -q QUERY)", ExitCode.USAGE)
         from rq_engine.cli import cmd_query
 

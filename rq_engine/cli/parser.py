@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --index: index SUB first (repeatable); the rest warms through use",
     )
     i.add_argument("--status", action="store_true", help="repositories, coverage, counts, sizes")
+    i.add_argument(
+        "--check",
+        action="store_true",
+        help="check the index (SQLite integrity, fuzzy index and names): 0 sound, 74 not",
+    )
     i.add_argument("--usage", action="store_true", help="how much rq was used, day by day")
     # The detached warmer a search hands leftover indexing to (internal).
     i.add_argument("--warm", metavar="ROOT", default=None, help=argparse.SUPPRESS)
@@ -104,5 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     u.add_argument("--tmux", action="store_true", help="open the picker in a tmux popup")
     u.add_argument("--theme", metavar="NAME", help="picker theme (see themes/)")
+    a = p.add_argument_group("agents")
+    a.add_argument(
+        "--mcp",
+        action="store_true",
+        help="serve MCP over stdio for coding agents (with --all-repos: every indexed repo)",
+    )
     p.add_argument("--version", action="store_true", help="print the version")
     return p

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat as st_mod
 from collections.abc import Sequence
 
-from rq_engine.index import fts
+from rq_engine.index import fts, reading
 from rq_engine.index.parse import (
     FAILED,
     GONE,
@@ -25,6 +24,18 @@ from rq_engine.index.parse import (
 from rq_engine.index.stats import MAX_ERRORS, IndexStats, fail
 from rq_engine.lang import registry
 from rq_engine.store import derived, writes
+
+
+class RepositoryGone(Exception):
+    """The pass's repository was dropped (`rq --drop`) while the pass ran: its rows are
+    gone and nothing more may be written for it (the foreign keys would refuse)."""
+
+
+def still_there(conn: sqlite3.Connection, repo_id: int) -> None:
+    """Inside a write transaction: RepositoryGone (rolling the transaction back) when
+    the repository row is gone. One primary-key read per batch."""
+    if conn.execute("SELECT 1 FROM repositories WHERE id = ?", (repo_id,)).fetchone() is None:
+        raise RepositoryGone(repo_id)
 
 
 def rel(path: str) -> str:
@@ -53,8 +64,8 @@ def collect(
                 continue
         listed.add(path)
         if not states:
-            # Nothing indexed to compare a stat with: the worker's own fstat sorts out
-            # directories, special and oversized files (~20 ms of serial stat calls
+            # Nothing indexed to compare a stat with: the worker's own lstat sorts out
+            # symlinks, directories, special and oversized files (~20 ms of serial stats
             # before the first parse on Django; parse.parse_job explains each case).
             stats.files_seen += 1
             jobs.append(Job(path, lang, None))
@@ -62,11 +73,21 @@ def collect(
         old = states.get(path)
         full = os.path.join(root, path)
         try:
-            s = os.stat(full)
+            s = os.lstat(full)  # a symlink is a link (index/reading.py): never followed
+            reading.check(s)
         except FileNotFoundError:
-            if os.path.islink(full):
-                fail(stats, path, "dangling symlink")
-                stats.files_seen += 1
+            if old is not None:
+                doomed.append(old.id)
+            continue
+        except IsADirectoryError:
+            continue  # a submodule: not a file git would read
+        except reading.Refused as e:
+            stats.files_seen += 1
+            if e.reason == reading.SYMLINK:
+                stats.files_skipped += 1
+                stats.files_symlinks += 1
+            else:
+                fail(stats, path, e.reason)
             if old is not None:
                 doomed.append(old.id)
             continue
@@ -76,12 +97,8 @@ def collect(
             if old is not None:
                 doomed.append(old.id)
             continue
-        if st_mod.S_ISDIR(s.st_mode):
-            continue  # a submodule or a symlink to a directory: not a file git would read
         stats.files_seen += 1
-        if not st_mod.S_ISREG(s.st_mode):
-            fail(stats, path, "not a regular file")
-        elif s.st_size > limit:
+        if s.st_size > limit:
             stats.files_skipped += 1
         elif old is not None and old.mtime == s.st_mtime_ns and old.size == s.st_size:
             # git's racy-clean rule in reverse: same mtime (ns) and size => not read at all.
@@ -111,9 +128,10 @@ def write_batch(
     names queue whole itself (fts.forget/fill); a bulk pass's own new names go in
     directly (`cold`). Otherwise the derived tables are refreshed after it commits.
     """
-    indexed = unchanged = deleted = skipped = failed = bad = symbols = 0
+    indexed = unchanged = deleted = skipped = failed = bad = symbols = links = cut = 0
     errors: list[str] = []
     with writes.transaction(conn):
+        still_there(conn, repo_id)
         current = writes.file_ids(conn, repo_id, [r.path for r in batch])
         for r in batch:
             if r.status == FAILED and r.reason.startswith(NO_PLUGIN):
@@ -131,6 +149,7 @@ def write_batch(
                 symbols += len(r.rows)
                 if r.reason == "bad-encoding":
                     bad += 1
+                cut += r.cut
                 continue
             if r.status == SAME and old_id is not None:
                 writes.touch_file(conn, old_id, r.mtime, r.size)
@@ -138,6 +157,8 @@ def write_batch(
                 continue
             if r.status == SKIPPED:
                 skipped += 1
+                if r.reason == reading.SYMLINK:
+                    links += 1
             elif r.status == FAILED:
                 failed += 1
                 errors.append(f"{r.path}: {r.reason}")
@@ -159,6 +180,8 @@ def write_batch(
     stats.files_skipped += skipped
     stats.files_failed += failed
     stats.files_bad_encoding += bad
+    stats.files_symlinks += links
+    stats.symbols_cut += cut
     stats.symbols += symbols
     stats.files_seen -= sum(1 for r in batch if r.status == GONE)
     stats.errors.extend(errors[: max(0, MAX_ERRORS - len(stats.errors))])

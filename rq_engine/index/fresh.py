@@ -121,12 +121,18 @@ def _put_tracked(conn: sqlite3.Connection, root: str, t: Tracked) -> None:
 
 
 def fresh(
-    conn: sqlite3.Connection, root: str | os.PathLike[str], git_dir: str | os.PathLike[str] | None
+    conn: sqlite3.Connection,
+    root: str | os.PathLike[str],
+    git_dir: str | os.PathLike[str] | None,
+    *,
+    ahead_ms: int = 0,
 ) -> bool:
     """The hot path's question: a verdict younger than the recheck window whose stamp
-    still matches. No fork; one indexed read and a few small file reads."""
+    still matches. No fork; one indexed read and a few small file reads. `ahead_ms`:
+    fresh for at least that much longer (a long-lived face renews a verdict before
+    it expires, so its next call does not wait on git)."""
     # (a clock set back must not stretch the window: _verdict_age says "never" then)
-    return _verdict_age(conn, os.fspath(root), gitstate.stamp(git_dir)) < recheck_ms()
+    return _verdict_age(conn, os.fspath(root), gitstate.stamp(git_dir)) < recheck_ms() - ahead_ms
 
 
 def _verdict_age(conn: sqlite3.Connection, root: str, stamp: str) -> int:
@@ -336,9 +342,12 @@ def settle(
     before the check or sweep that made it so): the verdict, the HEAD indexed (the
     stamp's: a checkout during the sweep must not be taken for indexed), the files
     held. Commit times are captured here, only when something was reindexed or HEAD
-    moved since the last capture (a `git log` over COMMIT_WINDOW_DAYS)."""
-    from rq_engine.store.txn import transaction
+    moved since the last capture (a `git log` over COMMIT_WINDOW_DAYS). Nothing on a
+    read-only store: its verdict cannot be recorded, so every check asks git again."""
+    from rq_engine.store.txn import transaction, writable
 
+    if not writable(conn):
+        return
     root = os.fspath(where)
     head = _head_of(stamp)
     tracked = _tracked(conn, root)
@@ -373,9 +382,9 @@ def settle(
 def note_edits(conn: sqlite3.Connection, root: str | os.PathLike[str], paths: list[str]) -> None:
     """Files a search revalidated singly: the index now holds them as they are, which
     may be an uncommitted edit (or a deletion) the next check must look at again."""
-    from rq_engine.store.txn import transaction
+    from rq_engine.store.txn import transaction, writable
 
-    if not paths:
+    if not paths or not writable(conn):
         return
     with transaction(conn):
         tracked = _tracked(conn, os.fspath(root))

@@ -52,7 +52,10 @@ class Suspension:
 def _loads(raw: str) -> dict[str, object]:
     import json  # (~2 ms: a pass that finds no suspension reads one meta row, no JSON)
 
-    val = json.loads(raw)
+    try:
+        val = json.loads(raw)
+    except ValueError:  # a damaged marker: nobody owns it (repair rebuilds FTS)
+        return {}
     return val if isinstance(val, dict) else {}
 
 
@@ -78,6 +81,11 @@ def _triggers(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def _owner_alive(state: dict[str, object]) -> bool:
+    if "start" not in state:
+        # Stamped by an rq that wrote a bare pid: its number may belong to any process
+        # by now, so it is taken for dead (repairing under a live owner is safe: its
+        # batches keep FTS and the names whole either way, fill()).
+        return False
     who = owner.Owner.from_json(state)
     return who is not None and owner.alive(who)
 
@@ -96,6 +104,27 @@ def _restore(conn: sqlite3.Connection, state: dict[str, object], *, rebuild: boo
         if name not in have:
             conn.execute(str(sql))
     conn.execute("DELETE FROM meta WHERE key IN (?, ?)", (SUSPENDED_KEY, NEEDS_REBUILD_KEY))
+
+
+def suspension_owner(conn: sqlite3.Connection) -> tuple[bool, int] | None:
+    """The suspension in force, if any, as (its owner is alive, its pid): what `rq
+    --status` and `rq --check` say about the triggers. One read; writes nothing."""
+    raw = _meta(conn, SUSPENDED_KEY)
+    if raw is None:
+        return None
+    state = _loads(raw)
+    who = owner.Owner.from_json(state)
+    return _owner_alive(state), who.pid if who is not None else 0
+
+
+def rebuild(conn: sqlite3.Connection) -> None:
+    """Rebuild the FTS index from the symbols and reconcile the derived names with
+    them, then drain: the repair for derived tables found disagreeing with the
+    symbols while no suspension is in force (rq_engine/index/check.py)."""
+    with transaction(conn):
+        conn.execute("INSERT INTO symbols_fts(symbols_fts) VALUES ('rebuild')")
+        derived.reconcile(conn)
+    derived.drain(conn)
 
 
 def repair(conn: sqlite3.Connection) -> bool:

@@ -315,15 +315,27 @@ def branch_files(
 def commit_times(root: StrPath, days: int = COMMIT_WINDOW_DAYS) -> dict[str, int]:
     """path -> the unix time of the newest commit touching it, over the last `days`."""
     out = _git(root, "log", f"--since={days}.days", "--format=%x01%ct", "--name-only", "-z")
+    # `\x01<time>\0` then `\n<path>\0<path>\0…` per commit: a path holds any byte but
+    # NUL (`new\nline.py`), and only the first after a header has the `\n` before it
     times: dict[str, int] = {}
     when = 0
+    after_header = False
     for field in (out or b"").split(b"\0"):
-        for line in field.split(b"\n"):
-            if line.startswith(b"\x01"):
-                try:
-                    when = int(line[1:])
-                except ValueError:
-                    when = 0
-            elif line and when:
-                times.setdefault(os.fsdecode(line), when)  # newest first: keep the first
+        if field.startswith(b"\x01"):
+            try:
+                when = int(field[1:])
+            except ValueError:
+                when = 0
+            after_header = True
+            continue
+        if after_header and field.startswith(b"\n"):
+            field = field[1:]
+        after_header = False
+        if not field or not when:
+            continue
+        try:
+            path = field.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # a name the index cannot hold (batch.collect fails it) has no row
+        times.setdefault(path, when)  # newest first: keep the first
     return times

@@ -29,6 +29,7 @@ from rq_engine.index.pool import parse_all
 from rq_engine.index.stats import IndexProgress, IndexStats
 from rq_engine.lang import grammar
 from rq_engine.store import derived, writes
+from rq_engine.store.txn import writable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,7 +146,16 @@ def run_index(
     Coverage becomes 'complete' only when an unrestricted pass finishes. `walk`
     is this pass's walk if the caller started it (walker.start with the same
     subtrees) so git could scan while it was importing and opening the store.
+
+    A pass whose repository another process drops (`rq --drop`) stops at its next
+    batch with `dropped` set, writing nothing more. On a read-only store (store.db
+    opens one for queries) nothing can be written: the pass stops before it starts,
+    as at a deadline of now, and its callers answer from the index as it is.
     """
+    stats = IndexStats(identity=checkout.identity, root=str(checkout.root))
+    if not writable(conn):
+        stats.timed_out = True
+        return stats
     req = _Request(
         tuple(active_files),
         tuple(subtrees),
@@ -160,8 +170,14 @@ def run_index(
         batch_files,
         walk,
     )
+    t0 = time.monotonic()
     with _writer_settings(conn):
-        return _run(conn, checkout, req)
+        try:
+            return _run(conn, checkout, req, stats)
+        except batch.RepositoryGone:
+            stats.dropped, stats.complete = True, False
+            stats.seconds = time.monotonic() - t0
+            return stats
 
 
 @contextmanager
@@ -194,9 +210,10 @@ class _Request:
     walk: walker.PendingWalk | None = None
 
 
-def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexStats:
+def _run(
+    conn: sqlite3.Connection, checkout: Checkout, req: _Request, stats: IndexStats
+) -> IndexStats:
     t0 = time.monotonic()
-    stats = IndexStats(identity=checkout.identity, root=str(checkout.root))
     subtrees, progress = req.subtrees, req.progress
     root = str(checkout.root)
     # A restricted pass touches only some files: it can neither complete coverage
@@ -294,6 +311,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
     start_status = was if targeted and was != "never" else "warming"
     if worked or start_status != was:
         with writes.transaction(conn):
+            batch.still_there(conn, repo_id)  # (dropped since this pass began?)
             gone = set(doomed)
             fts.forget(conn, gone)  # (only when someone's bulk pass has the triggers off)
             stats.files_deleted = len(gone)
@@ -369,6 +387,7 @@ def _run(conn: sqlite3.Connection, checkout: Checkout, req: _Request) -> IndexSt
         # (a targeted pass that changed nothing writes nothing: a search's revalidation
         # must not wake every picker watching the index)
         with writes.transaction(conn):
+            batch.still_there(conn, repo_id)
             writes.set_coverage(
                 conn,
                 repo_id,

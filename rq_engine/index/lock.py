@@ -8,6 +8,10 @@ alive (index/owner.py). A search spawning the detached warmer claims the lock
 for the child inside one write transaction (`claim_for`), so two searches can
 never both start one.
 
+On a read-only store (store.txn.writable) nobody can warm: `claim` succeeds with
+nothing written (the pass it guards writes nothing either: index/indexer.py),
+`claim_for` starts no warmer and `release` has nothing to give back.
+
 Stdlib + rq_engine.index.owner + rq_engine.store only.
 """
 
@@ -19,7 +23,7 @@ from collections.abc import Callable
 
 from rq_engine.index import owner
 from rq_engine.index.owner import Owner
-from rq_engine.store.txn import transaction
+from rq_engine.store.txn import transaction, writable
 
 PREFIX = "warm_lock:"
 
@@ -53,6 +57,8 @@ def holder(conn: sqlite3.Connection, identity: str) -> Owner | None:
 
 def claim(conn: sqlite3.Connection, identity: str, who: Owner) -> bool:
     """Take the lock for `who` unless another live process holds it (ours already: True)."""
+    if not writable(conn):
+        return True  # a read-only store: nothing to guard, nothing recorded
     with transaction(conn):
         cur = _read(conn, identity)
         if cur is not None and cur != who and owner.alive(cur):
@@ -73,6 +79,8 @@ def claim_for(
     one write transaction. `needed` is asked under the write lock, so a warmer that
     just finished (and recorded its verdict) is not followed by a second. The pid, or
     None when nothing was spawned."""
+    if not writable(conn):
+        return None  # a warmer could not write a read-only store either
     with transaction(conn):
         cur = _read(conn, identity)
         if cur is not None and owner.alive(cur):
@@ -87,6 +95,8 @@ def claim_for(
 
 def release(conn: sqlite3.Connection, identity: str, who: Owner) -> None:
     """Give the lock back (only if `who` still holds it)."""
+    if not writable(conn):
+        return
     with transaction(conn):
         if _read(conn, identity) == who:
             conn.execute("DELETE FROM meta WHERE key = ?", (_key(identity),))

@@ -3,16 +3,17 @@
 Runs in the indexer's worker processes (or in-process for small jobs). Never
 touches SQLite: it returns plain tuples the parent writes. Never raises: every
 failure (unreadable, not a regular file, plugin error) becomes a result with a
-reason, so one bad file can't stop a pass. Imports plugins (and so tree-sitter)
-lazily, through the registry.
+reason, so one bad file can't stop a pass. Never follows a symlink nor opens a
+special file (index/reading.py); caps what one definition may write
+(index/bounds.py). Imports plugins (and so tree-sitter) lazily, through the registry.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 
 from rq_engine.core.value import value
+from rq_engine.index import bounds, reading
 from rq_engine.search.keys import NameRecord, name_record
 
 # A NUL byte in the first 8 KiB means binary — git's own heuristic (xdiff's buffer_is_binary).
@@ -34,8 +35,8 @@ Row = tuple[str, str, str, int, int | None, str | None]
 
 OK = "ok"  # parsed; rows hold the symbols
 SAME = "same"  # content hash equals the indexed one: only mtime/size need updating
-SKIPPED = "skipped"  # binary, oversized or minified: not indexed, counted
-FAILED = "failed"  # unreadable, not a regular file, or the plugin raised
+SKIPPED = "skipped"  # a symlink, binary, oversized or minified: not indexed, counted
+FAILED = "failed"  # unreadable, not a regular file, a pseudo-file, or the plugin raised
 GONE = "gone"  # vanished between the walk and the read (a deletion)
 # The reason of a FAILED result whose language could not be loaded at all (a broken
 # install, not a bad file): the file's indexed rows stay, nothing says they are wrong.
@@ -62,6 +63,7 @@ class Parsed:
     # On a cold pass: the derived keys of the names this worker saw first in this
     # file (keys.name_record), so the parent only inserts them (store.derived.ColdNames).
     keys: tuple[NameRecord, ...] = ()
+    cut: int = 0  # rows whose name or qualified parent was cut to its bound (index/bounds.py)
 
 
 def max_file_bytes() -> int:
@@ -89,34 +91,29 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
     """
     full = os.path.join(root, job.path)
     try:
-        # O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        # never through a symlink, never a FIFO, device or pseudo-file (index/reading.py)
+        fd, st = reading.open_source(full)
+    except reading.Refused as e:
+        status = SKIPPED if e.reason == reading.SYMLINK else FAILED
+        return Parsed(job.path, job.language, status, reason=e.reason)
     except FileNotFoundError:
-        if os.path.islink(full):
-            return Parsed(job.path, job.language, FAILED, reason="dangling symlink")
+        return Parsed(job.path, job.language, GONE)
+    except IsADirectoryError:
+        # a submodule: not a file git would read (the indexer counts it out
+        # again, as for a file deleted meanwhile)
         return Parsed(job.path, job.language, GONE)
     except OSError as e:
         return Parsed(job.path, job.language, FAILED, reason=f"unreadable: {e.strerror or e}")
     try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            # a submodule, or a symlink to a directory: not a file git would read
-            # (the indexer counts it out again, as for a file deleted meanwhile)
-            return Parsed(job.path, job.language, GONE)
-        if not stat.S_ISREG(st.st_mode):
-            return Parsed(job.path, job.language, FAILED, reason="not a regular file")
         if st.st_size > limit:
             return Parsed(
                 job.path, job.language, SKIPPED, st.st_mtime_ns, st.st_size, reason="oversized"
             )
-        with os.fdopen(fd, "rb", closefd=True) as f:
-            fd = -1
-            data = f.read()
+        data = reading.read_fd(fd, st.st_size)
     except OSError as e:
         return Parsed(job.path, job.language, FAILED, reason=f"unreadable: {e.strerror or e}")
     finally:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
     mtime, size = st.st_mtime_ns, len(data)
     if b"\0" in data[:BINARY_PROBE_BYTES]:
         return Parsed(job.path, job.language, SKIPPED, mtime, size, reason="binary")
@@ -125,13 +122,10 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
     h = content_hash(data)
     if job.old_hash is not None and h == job.old_hash:
         return Parsed(job.path, job.language, SAME, mtime, size, h)
-    reason = ""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        # Still parsed: Tree-sitter reads bytes and most of a Latin-1 file's names
-        # are ASCII. Counted so the user can see it; dropping the file would lose them.
-        reason = "bad-encoding"
+    # Not UTF-8: still parsed, its stray bytes read as Windows-1252 so identifiers
+    # stay whole (index/reading.py); counted so the user can see it.
+    source, utf8 = reading.utf8_source(data)
+    reason = "" if utf8 else "bad-encoding"
     from rq_engine.lang import registry
 
     try:
@@ -139,22 +133,23 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
     except Exception as e:  # a broken install: the file's rows are kept (NO_PLUGIN)
         return Parsed(job.path, job.language, FAILED, mtime, size, h, reason=f"{NO_PLUGIN}: {e!r}")
     try:
-        syms = plugin.extract(data)
+        syms = plugin.extract(source)
     except ImportError as e:  # the grammar itself failed to load
         return Parsed(job.path, job.language, FAILED, mtime, size, h, reason=f"{NO_PLUGIN}: {e}")
     except Exception as e:  # a plugin bug must not stop the pass
         return Parsed(
             job.path, job.language, FAILED, mtime, size, h, reason=f"parse error: {e!r}"[:200]
         )
-    rows = tuple(
-        (s.name, str(s.kind), str(s.visibility), s.line, s.end_line, s.parent) for s in syms
+    rows, cut = bounds.bound_rows(
+        [(s.name, str(s.kind), str(s.visibility), s.line, s.end_line, s.parent) for s in syms],
+        plugin.scope_separator,
     )
     keys: tuple[NameRecord, ...] = ()
     if seen is not None:
         new = {r[0] for r in rows}.difference(seen)
         seen.update(new)
         keys = tuple(name_record(n) for n in new)
-    return Parsed(job.path, job.language, OK, mtime, size, h, rows, reason, keys)
+    return Parsed(job.path, job.language, OK, mtime, size, h, rows, reason, keys, cut)
 
 
 def as_tuple(p: Parsed) -> tuple[object, ...]:
@@ -170,4 +165,5 @@ def as_tuple(p: Parsed) -> tuple[object, ...]:
         p.rows,
         p.reason,
         p.keys,
+        p.cut,
     )

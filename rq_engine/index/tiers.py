@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 
 from rq_engine.core.query import JOINERS, fold, looks_like_path
+from rq_engine.index import reading
 
 # Joiners a query may leave out (core.query.JOINERS), as bytes for translate().
 _JOINERS = JOINERS.encode()
@@ -40,15 +41,17 @@ def needle(leaf: str) -> bytes | None:
 def holds(path: str, want: bytes, cap: int) -> bool:
     """Whether the file's text (its first `cap` bytes: the indexer skips bigger files),
     lower-cased without joiners, contains `want`. Unreadable files say True: the
-    parse will report them."""
+    parse will report them. Read as the parse reads (index/reading.py)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(cap)
+        data = reading.read_source(path, cap)
+    except reading.Refused:
+        return False  # a symlink, FIFO or device: the parse reads it no more than this
     except OSError:
         return True
     if not want.isascii():
         # bytes.lower() folds ASCII only; `Ärger` must find `ärger` as the scorer does
-        text = data.decode("utf-8", "replace").lower()
+        # (and a Latin-1 `café` as the parse decodes it)
+        text = reading.decode(data).lower()
         return want.decode() in text.translate(_NO_JOINERS)
     low = data.lower()
     if want in low:

@@ -13,6 +13,8 @@ entered (so `!x` under an ignored directory cannot bring `x` back, as in git).
 Directories holding a `.git` entry are other repositories and are not entered.
 The native walk is iterative and breadth-first; `walk_native_bounded` stops it
 after so many files, levels or seconds (the live scan of an untracked directory).
+It never enters a symlinked directory (a loop ends there), and reads a .gitignore
+only when it is a regular file (index/reading.py: a FIFO would block the walk).
 
 Must not import tree-sitter or any plugin.
 """
@@ -28,9 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rq_engine.core.value import value
+from rq_engine.index import reading
 
 # `git ls-files` gives up after this long (s) and the native walker answers instead.
 GIT_TIMEOUT = 20.0
+# A .gitignore is read up to this size (git reads any; the corpora's largest is 2 KB).
+MAX_IGNORE_BYTES = 1 << 20
 
 if TYPE_CHECKING:
     # pathspec costs ~10 ms to import: only a walk outside git needs it (_load_ignore)
@@ -153,11 +158,13 @@ def _git_paths(out: bytes) -> list[str]:
 
 
 def _load_ignore(dirpath: str) -> GitIgnoreSpec | None:
+    # As git (2.32+) does, a .gitignore that is a symlink is not followed, and one
+    # that is a FIFO is not opened (reading it would wait for a writer forever).
     try:
-        with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        data = reading.read_source(os.path.join(dirpath, ".gitignore"), MAX_IGNORE_BYTES)
     except OSError:
         return None
+    lines = data.decode("utf-8", errors="replace").splitlines()
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     from pathspec import GitIgnoreSpec
 

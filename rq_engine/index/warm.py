@@ -135,7 +135,10 @@ def warm(
     needed indexing."""
     from rq_engine.index import fts
     from rq_engine.store import derived, writes
+    from rq_engine.store.txn import writable
 
+    if not writable(conn):
+        return None  # a read-only store is answered as it is
     fts.repair(conn)  # a warmer killed mid bulk pass: its triggers come back first
     derived.drain(conn)  # …and the names it queued but never drained
     rid = writes.repository_id(conn, checkout.identity)
@@ -210,8 +213,12 @@ def until_complete(
     graph, so it has no early answer): here, holding the warm lock, or by watching the
     warmer that holds it. Stops at the budget or the cancel token; the coverage state."""
     from rq_engine.store import writes
+    from rq_engine.store.txn import writable
 
     tok = cancel or CancelToken()
+    if not writable(conn):  # a read-only store stays as it is: nobody could complete it
+        rid = writes.repository_id(conn, checkout.identity)
+        return writes.coverage_status(conn, rid) if rid is not None else "never"
     deadline = None if budget_ms is None else time.monotonic() + budget_ms / 1000
     me = owner.me()
     if lock.claim(conn, checkout.identity, me):

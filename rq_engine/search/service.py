@@ -198,7 +198,7 @@ class QueryService:
         if s.state != "complete" and not self.all_repos:
             return self._warm_answer(s, self._checkout(s), query, limit, wait, tok, progress)
         if self.all_repos:
-            return self._all_repos_answer(query, limit)
+            return self._all_repos_answer(query, limit, wait, tok, progress)
         s, hits, wider = self._validated(query, limit)
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
         if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
@@ -210,10 +210,19 @@ class QueryService:
         # (a definition added since the index was settled would be missing).
         return self._caught_up(s, hits, query, limit, wait, tok, progress)
 
-    def _all_repos_answer(self, query: str, limit: int) -> Answer:
+    def _all_repos_answer(
+        self,
+        query: str,
+        limit: int,
+        wait: Wait,
+        tok: CancelToken,
+        progress: Callable[[Progress], None] | None,
+    ) -> Answer:
         """`--all-repos`: every indexed repository as it is; the current one, if it is a
         git work tree not indexed or not fresh, is handed to the warmer. A miss is
-        definitive only when every repository and the current one are complete."""
+        definitive only when every repository is complete and the current one is caught
+        up as a query in it alone would be: a miss never trusts the freshness window, so
+        git is asked what moved there (a definition added since would be missing)."""
         cur = Searcher(self.conn, self.cwd)
         co = None
         if cur.repo_id is None:
@@ -225,13 +234,21 @@ class QueryService:
             co = self._checkout(cur)
         self._handoff = co
         s, hits, _ = self._validated(query, limit)
+        moved = interrupted = False
+        note = ""
+        if not hits and cur.repo_id is not None and cur.state == "complete":
+            caught = self._caught_up(cur, hits, query, limit, wait, tok, progress)
+            hits, interrupted = caught.hits, caught.interrupted
+            moved = caught.outcome == "warming"  # changed, and not (yet) caught up
+            note = caught.note
         complete = self._all_complete() and (cur.repo_id is not None or co is None)
         state = "complete" if complete else "warming"
-        outcome = "hit" if hits else ("miss" if complete else "warming")
-        note = "" if outcome != "warming" else "some repositories are not indexed completely yet"
-        if outcome == "warming" and cur.repo_id is None and co is not None:
-            note = f"{co.root} is not indexed yet"
-        a = Answer(hits, outcome, state, cur.root, cur.repository, note=note)
+        outcome = "hit" if hits else ("miss" if complete and not moved else "warming")
+        if outcome == "warming" and not note:
+            note = "some repositories are not indexed completely yet"
+            if cur.repo_id is None and co is not None:
+                note = f"{co.root} is not indexed yet"
+        a = Answer(hits, outcome, state, cur.root, cur.repository, interrupted, note)
         self._last = a
         return a
 
@@ -524,16 +541,18 @@ class QueryService:
         """Changes whenever another connection commits (a warmer's batch): re-query then."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
-    def needs_warming(self) -> Checkout | None:
+    def needs_warming(self, *, ahead_ms: int = 0) -> Checkout | None:
         """The checkout a face should start the warmer for: never indexed (a git work
-        tree), warming, or complete but outside its verdict. None when fresh."""
+        tree), warming, or complete but outside its verdict (or, with `ahead_ms`, within
+        that much of its end: a face that stays open renews it ahead). None when fresh."""
         s = self.searcher()
         if s.repo_id is None:
             from rq_engine.core.identity import checkout_for
 
             co = checkout_for(self.cwd)
             return co if co.git_dir is not None else None
-        if s.state != "complete" or not fresh.fresh(self.conn, s.root, git_dir(s.root)):
+        gd = git_dir(s.root)
+        if s.state != "complete" or not fresh.fresh(self.conn, s.root, gd, ahead_ms=ahead_ms):
             return self._checkout(s)
         return None
 

@@ -2,6 +2,10 @@
 
 A step is a (name, sql) pair; its name is recorded in `schema_migrations` when it
 commits. Never edit a released step: add the next one (`m00N_what_it_does`).
+
+A database holding a step this rq does not know was written by a newer rq: its
+tables may have columns renamed or meanings changed, so it is refused
+(`SchemaTooNew`, exit 74 through store.db) rather than read or "upgraded".
 """
 
 from __future__ import annotations
@@ -115,10 +119,36 @@ def applied(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
 
 
+class SchemaTooNew(Exception):
+    """The database records steps this rq does not know (a newer rq wrote it)."""
+
+    def __init__(self, unknown: list[str]) -> None:
+        super().__init__(", ".join(unknown))
+        self.unknown = unknown
+
+
+def latest() -> str:
+    """The newest step this rq knows: its schema version."""
+    return STEPS[-1][0]
+
+
+def check_known(names: list[str]) -> None:
+    """SchemaTooNew when `names` (schema_migrations, oldest first) holds a step not in STEPS."""
+    known = {n for n, _ in STEPS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SchemaTooNew(unknown)
+
+
 def migrate(conn: sqlite3.Connection, steps: list[Step] | None = None) -> list[str]:
-    """Apply every step not yet recorded, in order. Returns the names applied now."""
+    """Apply every step not yet recorded, in order. Returns the names applied now.
+    With the full STEPS (`steps` None), a database from a newer rq raises SchemaTooNew
+    (tests migrating to a prefix of STEPS pass `steps`)."""
+    names = applied(conn)
+    if steps is None:
+        check_known(names)
     steps = STEPS if steps is None else steps
-    done = set(applied(conn))
+    done = set(names)
     if len(done) >= len(steps) and all(name in done for name, _ in steps):
         return []  # the common case on the hot path: one small read, no write lock
     ran: list[str] = []
@@ -350,3 +380,32 @@ def reextract(*languages: str) -> Callable[[sqlite3.Connection], None]:
         )
 
     return step
+
+
+# --- m007: files read as they are now read (hardening) ---------------------------
+#
+# The reader no longer follows symlinks (a link's target could be outside the
+# repository, or /proc), decodes a non-UTF-8 byte as Windows-1252 instead of
+# cutting the identifier at it, and caps qualified parents (index/reading.py,
+# index/bounds.py). An index built before holds the old rows until each file is
+# parsed again: the content of a symlink's target among them. Every language
+# the reader knew then is re-read.
+STEPS.append(
+    (
+        "m007_reread_hardened",
+        reextract("python", "ruby", "go", "rust", "typescript", "tsx", "javascript"),
+    )
+)
+
+
+# --- m008: languages rq reads now (C, C++, Java, PHP) -------------------------------
+#
+# A repository indexed completely before these plugins existed holds no row for
+# its .c/.h/.cpp/.java/.php files, and a complete index is only rechecked for what
+# git says moved: those files would never be read. Its coverage goes back to
+# warming, so the next search or warm walks it (unchanged files cost a stat).
+def m008_new_languages(conn: sqlite3.Connection) -> None:
+    conn.execute("UPDATE coverage SET status = 'warming' WHERE status = 'complete'")
+
+
+STEPS.append(("m008_new_languages", m008_new_languages))

@@ -22,6 +22,18 @@ def home_dir() -> str:
     return os.path.join(xdg, "rq")
 
 
+def home_problem() -> str | None:
+    """Why the index directory cannot hold an index — it exists and is not a directory
+    (`RQ_HOME=~/.bashrc`) — or None. One stat: every command asks this first, so a
+    misconfigured RQ_HOME is one clear error everywhere, not "no index" here and
+    "File exists" there."""
+    home = home_dir()
+    if os.path.isdir(home) or not os.path.lexists(home):
+        return None  # (a parent that is a file makes the open say "Not a directory")
+    what = "RQ_HOME" if os.environ.get("RQ_HOME") else "the index directory"
+    return f"{what} {home} is not a directory"
+
+
 def rq_home() -> Path:
     from pathlib import Path
 

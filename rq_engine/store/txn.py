@@ -36,4 +36,12 @@ class transaction:  # noqa: N801 — used as a function: `with transaction(conn)
             self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
 
 
-__all__ = ["transaction"]
+def writable(conn: sqlite3.Connection) -> bool:
+    """False on a connection opened read-only (store.db.connect sets `query_only` on
+    every read-only open, including a store it found it cannot write). The query
+    path's writes (the verdict, the warm lock, a revalidation's reindex) skip
+    themselves on such a connection: a read-only index still answers. ~2 µs."""
+    return not conn.execute("PRAGMA query_only").fetchone()[0]
+
+
+__all__ = ["transaction", "writable"]

@@ -73,7 +73,23 @@ def stable_id(repository: str, path: str, kind: str, qualified: str, nth: int = 
     changes no ID. Duplicates are numbered in line order within one file.
     """
     base = "|".join(escape_component(x) for x in (repository, path, kind, qualified))
-    return base if nth == 1 else f"{base}~{nth}"
+    return fit_id(base if nth == 1 else f"{base}~{nth}")
+
+
+# How a cut ID ends: `~#` never occurs in a whole one (`~` is escaped in every
+# component and only starts the `~N` of a duplicate), then 32 hex digits.
+_CUT_TAIL = 2 + 32
+
+
+def fit_id(nid: str) -> str:
+    """`nid` itself, or when it is longer than MAX_ID_CHARS (a path 1,000 directories
+    deep, a chain of nested scopes from an older index) its start and `~#` and a
+    digest of all of it: still unique, still stable, and one such node never fails
+    the repository's graph."""
+    if len(nid) <= MAX_ID_CHARS:
+        return nid
+    digest = hashlib.blake2b(nid.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return f"{nid[: MAX_ID_CHARS - _CUT_TAIL]}~#{digest}"
 
 
 def file_id(repository: str, path: str) -> str:

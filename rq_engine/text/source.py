@@ -15,7 +15,16 @@ from pathlib import Path
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.lang import registry
 from rq_engine.store.repos import locate
-from rq_engine.text.graph import FILE_KIND, Edge, Graph, Node, escape_component, file_id
+from rq_engine.text.graph import (
+    FILE_KIND,
+    MAX_TEXT_CHARS,
+    Edge,
+    Graph,
+    Node,
+    escape_component,
+    file_id,
+    fit_id,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +86,14 @@ def file_graph(
         nid = f"{prefix}{escape_component(s.kind)}|{escape_component(qualified)}"
         if nth > 1:
             nid = f"{nid}~{nth}"
+        nid = fit_id(nid)
         ids.append(nid)
         by_key[_scope_key(s, seps)].append(i)
         end = s.end_line if s.end_line is None or s.end_line >= s.line else s.line
-        nodes.append(Node(nid, s.kind, s.name, qualified, path, s.line, end, s.language))
+        name = s.name
+        if len(qualified) > MAX_TEXT_CHARS:  # rows of an index older than index/bounds.py
+            name, qualified = name[:MAX_TEXT_CHARS], qualified[-MAX_TEXT_CHARS:]
+        nodes.append(Node(nid, s.kind, name, qualified, path, s.line, end, s.language))
     for i, s in enumerate(syms):
         cands = by_key.get(s.parent) if s.parent else None
         if cands:

@@ -134,6 +134,20 @@ class Tree:
         return sorted(r for h in self.live.values() for r in self.rows[h])
 
 
+@dataclass(frozen=True)
+class Writer:
+    """The process the kills land in (tests/index/test_index_crash.py shares these
+    helpers for `rq --index`): its flag, whether it takes the warm lock (a kill
+    point), and whether it is silent on stderr when it succeeds."""
+
+    flag: str
+    takes_lock: bool
+    quiet: bool
+
+
+WARMER = Writer("--warm", takes_lock=True, quiet=True)
+
+
 @dataclass
 class Look:
     """What a reader sees of the warmer's progress (committed state only)."""
@@ -216,11 +230,15 @@ def until(cond: Callable[[], bool], what: str, timeout: float = 30) -> None:
         time.sleep(0.005)
 
 
-def pick_target(c: Crash, kind: str, pid: int, at_start: Look, rows_left: int) -> Target:
+def pick_target(
+    c: Crash, kind: str, pid: int, at_start: Look, rows_left: int, writer: Writer = WARMER
+) -> Target:
     """A random kill point for this run, from the events this sweep will pass through."""
     rng = c.rng
     bulk = kind in ("cold", "bulk", "bulk-dirty")
-    events = ["delay"] * 3 + ["locked", "rows", "rows", "verdict"]
+    events = ["delay"] * 3 + ["rows", "rows", "verdict"]
+    if writer.takes_lock:
+        events.append("locked")
     if bulk:
         events += ["rows", "rows", "suspended", "resumed"]
     if at_start.coverage != "complete":
@@ -252,10 +270,18 @@ def pick_target(c: Crash, kind: str, pid: int, at_start: Look, rows_left: int) -
     return Target(event, lambda look, el: look.verdict != at_start.verdict)
 
 
-def phase(after: Look, pid: int, at_start: Look, saw_suspension: bool) -> str:
+def phase(
+    after: Look, pid: int, at_start: Look, saw_suspension: bool, writer: Writer = WARMER
+) -> str:
     """Where the kill landed, judged from what the warmer had committed."""
     if after.suspended_pid == pid:
         return "bulk (triggers off)"
+    if not writer.takes_lock:
+        if after.verdict != at_start.verdict:
+            return "settled, closing"
+        if after.top != at_start.top or saw_suspension:
+            return "writing / finishing"
+        return "starting, nothing written"
     if after.verdict != at_start.verdict:
         return "settled, lock held" if after.lock_pid == pid else "lock released, closing"
     if after.lock_pid != pid:
@@ -265,14 +291,26 @@ def phase(after: Look, pid: int, at_start: Look, saw_suspension: bool) -> str:
     return "locked, nothing written"
 
 
-def warm_once(c: Crash, kind: str, rows_left: int, *, kill: bool) -> bool:
-    """Start one real warmer; with `kill`, SIGKILL its process group at a random point.
-    True if it was killed, False if it ran to the end (asserted clean)."""
+AfterKill = Callable[["Crash", int], None]
+
+
+def warm_once(
+    c: Crash,
+    kind: str,
+    rows_left: int,
+    *,
+    kill: bool,
+    writer: Writer = WARMER,
+    after_kill: AfterKill | None = None,
+) -> bool:
+    """Start one real warmer (or `writer`); with `kill`, SIGKILL its process group at a
+    random point. True if it was killed, False if it ran to the end (asserted clean).
+    `after_kill(c, pid)` runs once the state the dead process left has been checked."""
     env = {**os.environ, "RQ_WARM_BUDGET_MS": "600000"}  # never stopped by its budget
     reader = connect(readonly=True)
     at_start = Look.take(reader)
     proc = subprocess.Popen(
-        [*rq_bin(), "--warm", str(c.tree.repo.root)],
+        [*rq_bin(), writer.flag, str(c.tree.repo.root)],
         env=env,
         start_new_session=True,  # its forked parse workers share its process group
         stdin=subprocess.DEVNULL,
@@ -282,7 +320,7 @@ def warm_once(c: Crash, kind: str, rows_left: int, *, kill: bool) -> bool:
     c.runs += 1
     t0 = time.monotonic()
     try:
-        target = pick_target(c, kind, proc.pid, at_start, rows_left) if kill else None
+        target = pick_target(c, kind, proc.pid, at_start, rows_left, writer) if kill else None
         saw_suspension = False
         while proc.poll() is None:
             el = time.monotonic() - t0
@@ -306,15 +344,20 @@ def warm_once(c: Crash, kind: str, rows_left: int, *, kill: bool) -> bool:
         assert target is not None
         c.log.append(f"{kind}: killed at '{target.event}'")
         after = check_after_kill(c)
-        where = phase(after, proc.pid, at_start, saw_suspension)
+        where = phase(after, proc.pid, at_start, saw_suspension, writer)
         c.log[-1] += f" -> {where}"
         c.points.append(f"'{target.event}' -> {where}")
         c.tally[(kind, where)] += 1
         c.events[target.event.split()[0]] += 1
         c.kills += 1
+        if after_kill is not None:
+            after_kill(c, proc.pid)
         return True
     c.log.append(f"{kind}: ran to the end in {took:.2f} s")
-    assert proc.returncode == 0 and not err, f"warmer failed: {proc.returncode} {err!r}: {c.why()}"
+    ok = not err if writer.quiet else err.startswith(b"rq: indexed ") and b"Traceback" not in err
+    assert proc.returncode == 0 and ok, (
+        f"{writer.flag} failed: {proc.returncode} {err!r}: {c.why()}"
+    )
     c.took[kind] = max(took, c.took.get(kind, 0.0))
     return False
 
@@ -419,6 +462,20 @@ def test_kill_9_at_random_points_of_warm_sweeps(
     request: pytest.FixtureRequest,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    kill_rounds(make_repo, rq, tmp_path, request, capsys, WARMER)
+
+
+def kill_rounds(
+    make_repo: Callable[..., Repo],
+    rq: Callable[..., Run],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+    writer: Writer,
+    after_kill: AfterKill | None = None,
+) -> Crash:
+    """Rounds of changes to the tree, each swept by up to KILLS_PER_ROUND killed runs of
+    `writer` and one run to the end, compared with a clean index; until KILLS kills."""
     seed = int(os.environ.get("RQ_CRASH_SEED") or random.SystemRandom().randrange(2**31))
     rng = random.Random(seed)
     c = Crash(Tree(make_repo(commit=False), rng), seed, rng)
@@ -434,18 +491,19 @@ def test_kill_9_at_random_points_of_warm_sweeps(
         finished = False
         for _ in range(KILLS_PER_ROUND):
             left = rows - max(0, top() - top0)  # roughly: rolled back ids are reused
-            if not warm_once(c, kind, left, kill=True):
+            if not warm_once(c, kind, left, kill=True, writer=writer, after_kill=after_kill):
                 finished = True  # it ended before its kill point: that run is the resume
                 break
         if not finished:
-            assert not warm_once(c, kind, 0, kill=False)
+            assert not warm_once(c, kind, 0, kill=False, writer=writer)
         check_complete(c, rq, tmp_path / "clean")
     conn = connect()
     try:  # the test's own model of the tree is what git lists, parsed independently
         assert dump(conn) == truth(c.tree.repo.root), c.why()
     finally:
         conn.close()
-    report = [f"seed {seed}: {c.kills} kills in {c.runs} warmer runs over {rounds} rounds"]
+    runs = f"{writer.flag} runs"
+    report = [f"seed {seed}: {c.kills} kills in {c.runs} {runs} over {rounds} rounds"]
     report += [f"  {kind:13} {where:28} {n}" for (kind, where), n in sorted(c.tally.items())]
     report += [f"  kill point {e:10} {n}" for e, n in sorted(c.events.items())]
     if request.config.get_verbosity() > 0:
@@ -453,22 +511,31 @@ def test_kill_9_at_random_points_of_warm_sweeps(
             print("\n" + "\n".join(report))
     else:
         print("\n".join(report))
+    return c
 
 
 # --- the defects the crash test found, each reduced to one deterministic kill ---------
 
 
-def killed_then_resumed(root: Path, hook: str, tmp_path: Path) -> None:
-    """A warmer loaded with `hook` (a sitecustomize that SIGKILLs it at one chosen
-    point), then the next warmer, run to the end."""
+def killed_then_resumed(
+    root: Path,
+    hook: str,
+    tmp_path: Path,
+    writer: Writer = WARMER,
+    between: Callable[[], None] | None = None,
+) -> None:
+    """A warmer (or `writer`) loaded with `hook` (a sitecustomize that SIGKILLs it at
+    one chosen point), then — after `between`, if given — the next one, run to the end."""
     d = tmp_path / "hook"
     d.mkdir()
     (d / "sitecustomize.py").write_text(hook)
-    warm = [*rq_bin(), "--warm", str(root)]
+    warm = [*rq_bin(), writer.flag, str(root)]
     path = os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path}
     p = subprocess.run(warm, env=env, capture_output=True, timeout=RUN_TIMEOUT)
     assert p.returncode == -signal.SIGKILL, p.stderr
+    if between is not None:
+        between()
     p = subprocess.run(warm, capture_output=True, timeout=RUN_TIMEOUT)
     assert p.returncode == 0, p.stderr
 
