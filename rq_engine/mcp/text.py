@@ -1,0 +1,128 @@
+"""search_text: the text ranker over the code graph, as `rq --text --json` answers it, bounded.
+
+Until the text query service of issue 8 lands, this is the current `rq --text`
+path, step for step: bring the repository up to date under the same freshness
+rules (a never-indexed or warming index is warmed to complete within the wait
+policy; what moved since the last verdict is reindexed), realize the graph
+from the index, rank with the session's TextService (it keeps its rankers, so
+an edit that leaves the lexical projection alone reuses the postings),
+revalidate the files behind the results, render each result as the CLI does.
+
+Runs in the engine process; never imports mcp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from rq_engine.cli import cmd_text  # the interim text path (see above)
+from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.mcp import bound
+from rq_engine.mcp.schema import RANKERS, TEXT_DEFAULT_LIMIT
+from rq_engine.mcp.scope import Session
+from rq_engine.text.service import open_live
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.core.identity import Checkout
+
+Reply = dict[str, Any]
+After = Callable[[], None] | None
+
+
+def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
+    words: str = args["words"]
+    if not words.strip():
+        raise bound.ToolError("words: must not be blank")
+    limit: int = args.get("limit", TEXT_DEFAULT_LIMIT)
+    ranker: str = args.get("ranker") or RANKERS[0]
+    cwd = Path(sess.cwd)
+    ns = SimpleNamespace(
+        text=words,
+        graph=None,
+        all_repos=sess.all_repos,
+        json=True,  # a program: waits within RQ_WAIT_BUDGET_MS, says nothing on stderr
+        ndjson=False,
+        wait_ms=None,
+        ranker=ranker,
+        explain=False,
+    )
+    handoff = cmd_text._bring_up(ns, cwd)  # type: ignore[arg-type]
+    try:
+        real = open_live(cwd, all_repos=sess.all_repos)
+    except RqError as e:
+        if e.code != ExitCode.WARMING:
+            raise
+        return _not_yet(words, ranker, e.message), _warm(sess, handoff)
+    answer = sess.text.query(real, words, profile=ranker, limit=limit)
+    answer = cmd_text._revalidate(ns, answer, cwd, limit)  # type: ignore[arg-type]
+    real = answer.realization
+    ranking = answer.ranking
+    results = [
+        cmd_text._result_json(n, c, r, real, cwd)
+        for (n, c), r in zip(answer.hits, ranking.results[: len(answer.hits)], strict=True)
+    ]
+    coverage = "warming" if real.warming else "complete"
+    if results:
+        outcome, note = "hit", ""
+    elif real.warming:
+        outcome = "not_yet"
+        note = f"the index of {', '.join(real.warming)} is still warming: nothing yet"
+    else:
+        outcome, note = "miss", ranking.no_answer or ""
+    reply: Reply = {
+        "query": words,
+        "ranker": ranking.profile,
+        "coverage": coverage,
+        "outcome": outcome,
+        "results": results,
+        "limit_reached": len(results) == limit,
+        "candidates_cut": bool(ranking.truncated),
+        **bound.envelope(note),
+    }
+    bound.fit_list(reply, "results", bound.max_chars())
+
+    def after() -> None:
+        from rq_engine.store import usage
+
+        usage.record(
+            sess.conn,
+            source="mcp",
+            flags=usage.flags_key("text", ranker if ranker != RANKERS[0] else ""),
+            outcome={"hit": "hit", "miss": "miss"}.get(outcome, "warming"),
+            on_complete=not real.warming,
+        )
+        warm = _warm(sess, handoff)
+        if warm is not None:
+            warm()
+
+    return reply, after
+
+
+def _not_yet(words: str, ranker: str, why: str) -> Reply:
+    return {
+        "query": words,
+        "ranker": ranker,
+        "coverage": "never",
+        "outcome": "not_yet",
+        "results": [],
+        "limit_reached": False,
+        "candidates_cut": False,
+        **bound.envelope(why),
+    }
+
+
+def _warm(sess: Session, handoff: Checkout | None) -> After:
+    """Leftover warming, handed to the warmer after the reply."""
+    if handoff is None:
+        return None
+
+    def start() -> None:
+        from rq_engine.search.service import start_warmer
+
+        start_warmer(sess.conn, handoff)
+
+    return start
