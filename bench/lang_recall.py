@@ -1,7 +1,8 @@
 """Per-plugin recall against universal-ctags, and extraction throughput, on real corpora.
 
 Usage: .venv/bin/python bench/lang_recall.py [corpus ...] [--top N]
-       (corpora: django cpython rails sinatra gostd jdk laravel; default all present)
+       (corpora: django cpython rails sinatra gostd jdk laravel rxjs-cjs rxjs-esm5;
+       default all present)
 
 For each corpus: the files our registry maps to the language are given to
 `ctags --language-force=<L> -L -`; its definitions of the class/function/
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rq_engine.lang import grammar, registry  # noqa: E402
 
 CORPORA = Path(os.environ.get("RQ_CORPORA", Path.home() / ".cache" / "rq-corpora"))
+_JS_KINDS = {"class", "function", "method", "getter", "setter", "generator"}
 # corpus -> (our language id, ctags language, ctags kinds that must be found)
 TARGETS = {
     "django": ("python", "Python", {"class", "function", "member"}),
@@ -37,7 +39,12 @@ TARGETS = {
     "gostd": ("go", "Go", {"func", "methodSpec", "struct", "interface", "type"}),
     "jdk": ("java", "Java", {"class", "interface", "enum", "annotation", "method"}),
     "laravel": ("php", "PHP", {"class", "interface", "trait", "function"}),
+    # rxjs's compiled CommonJS and ES5 builds: prototype methods, IIFEs, namespace objects
+    "rxjs-cjs": ("javascript", "JavaScript", _JS_KINDS),
+    "rxjs-esm5": ("javascript", "JavaScript", _JS_KINDS),
 }
+# corpus -> its directory under CORPORA, when it is not the corpus's own name
+ROOTS = {"rxjs-cjs": "rxjs/package/dist/cjs", "rxjs-esm5": "rxjs/package/dist/esm5"}
 
 
 def files_of(root: Path, language: str) -> list[str]:
@@ -60,6 +67,7 @@ def ctags_defs(
             "ctags",
             f"--language-force={ctags_lang}",
             "--fields=+Kn",
+            "--extras=-{anonymous}",  # `AnonymousFunction0a1b…` is no name to search for
             "--output-format=json",
             "-L",
             "-",
@@ -83,7 +91,7 @@ def ctags_defs(
 
 def run(corpus: str, top: int) -> None:
     language, ctags_lang, kinds = TARGETS[corpus]
-    root = CORPORA / corpus
+    root = CORPORA / ROOTS.get(corpus, corpus)
     files = files_of(root, language)
     sources = [(rel, (root / rel).read_bytes()) for rel in files]
     plugin = registry.plugin(language)
@@ -140,7 +148,7 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=15)
     ns = ap.parse_args()
     for corpus in ns.corpora:
-        if not (CORPORA / corpus).is_dir():
+        if not (CORPORA / ROOTS.get(corpus, corpus)).is_dir():
             print(f"== {corpus}: absent under {CORPORA}, skipped")
             continue
         run(corpus, ns.top)

@@ -149,6 +149,10 @@ def _index(arg: str, subtrees: list[str]) -> int:
         f"in {stats.seconds:.2f} s — {stats.identity}",
         file=sys.stderr,
     )
+    if stats.files_unread:
+        from rq_engine.lang import unread
+
+        print(f"rq: {unread.summary(stats.files_unread)} (no plugin for them)", file=sys.stderr)
     if subs and not stats.complete:
         print(
             "rq: coverage stays warming: the rest of the repository is indexed as it is searched",
@@ -254,6 +258,7 @@ def _status(out: TextIO) -> int:
         out.write(f"no repositories indexed (no index at {db})\n")
         return int(ExitCode.OK)
     from rq_engine.index import check
+    from rq_engine.lang import unread
 
     try:
         conn = connect(db, readonly=True)
@@ -294,6 +299,9 @@ def _status(out: TextIO) -> int:
             for co in repos[i - 1].checkouts:
                 branch = co.branch or "(no branch)"
                 lines.append(f"  {co.root}  {branch}  indexed {_when(co.indexed_at)}")
+            not_read = unread.summary(unread.decode(repos[i - 1].files_unread))
+            if not_read:
+                lines.append(f"  {not_read}")
     n_co = sum(len(r.checkouts) for r in repos)
     lines.append("")
     lines.append(

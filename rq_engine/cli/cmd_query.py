@@ -7,7 +7,8 @@ while the index is incomplete (one line on stderr), 130 interrupted (Ctrl-C
 prints the best partial results first). Plain `path:line  kind  qualified.name`
 (colour only on a terminal without NO_COLOR), `--json` (one object: the
 coverage state and the results) or `--ndjson` (one result a line, each with the
-coverage state), `--explain` for the score breakdown.
+coverage state), `--explain` for the score breakdown; `--vimgrep`
+(`path:line:col:text`) and `--print0` (NUL-ended records) for editors and xargs.
 
 A person at a terminal waits for a warming index as long as it takes, told
 after ~500 ms what is happening, Ctrl-C being the escape; a program (a pipe,
@@ -87,12 +88,21 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
 
         objs = [hit_to_json(h, where, ns.explain) for h in a.hits]
         if ns.json:
-            doc = {"query": query, "coverage": a.state, "results": objs}
+            doc: dict[str, object] = {"query": query, "coverage": a.state, "results": objs}
+            if a.not_read:  # on a miss: files no plugin reads, so never "absent" there
+                doc["not_read"] = dict(a.not_read)
+            if a.outcome == "unread":
+                doc["nothing_readable"] = True
             out.write(json.dumps(doc, ensure_ascii=False) + "\n")
         else:
             for o in objs:
                 o["coverage"] = a.state
             out.write("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs))
+    elif a.hits and (ns.vimgrep or ns.print0):
+        from rq_engine.cli.editor_lines import record
+
+        end = "\0" if ns.print0 else "\n"
+        out.write("".join(record(h, where, ns.vimgrep) + end for h in a.hits))
     elif a.hits:
         colour = out.isatty() and "NO_COLOR" not in os.environ
         _plain(out, a.hits, where, colour, ns.explain)
@@ -104,7 +114,12 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
     if a.outcome == "hit":
         return int(ExitCode.OK)
     if a.outcome == "miss":
+        if a.note:  # the files here that no plugin reads (search/service.py)
+            _say(f"no match for {query!r} in the files rq reads; {a.note}")
         return int(ExitCode.MISS)
+    if a.outcome == "unread":
+        _say(f"no match for {query!r}: {a.note}")
+        return int(ExitCode.UNREAD)
     _say(f"no match for {query!r} yet: {a.note or 'the index is still warming'}")
     return int(ExitCode.WARMING)
 
@@ -119,6 +134,8 @@ def _flags(ns: argparse.Namespace) -> str:
         "all-repos" if ns.all_repos else "",
         "no-wait" if ns.no_wait else "",
         "wait" if ns.wait is not None else "",
+        "vimgrep" if ns.vimgrep else "",
+        "print0" if ns.print0 else "",
     )
 
 

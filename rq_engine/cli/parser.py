@@ -21,8 +21,8 @@ RANKERS = ("text-ranker/full-scan-v1", "text-ranker/bm25-v1")
 DEFAULT_RANKER = "text-ranker/full-scan-v1"
 
 
-class _Formatter(argparse.HelpFormatter):
-    """HelpFormatter given its width up front.
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """HelpFormatter given its width up front (the epilog's table kept as written).
 
     argparse builds a formatter inside every add_argument() call, and one built
     without a width imports shutil (+ zlib, bz2, lzma: ~3 ms) for the terminal size.
@@ -36,6 +36,29 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, width=max(width, 40))
 
 
+# docs/cli.md "Environment" says more of each; a test holds the two to the same names.
+ENVIRONMENT = (
+    ("RQ_HOME", "where the index lives (default ~/.local/share/rq)"),
+    ("RQ_CACHE", "disposable caches (default ~/.cache/rq)"),
+    ("RQ_MAX_FILE_BYTES", "skip files larger than this (default 1 MiB)"),
+    ("RQ_WAIT_BUDGET_MS", "how long a program waits for a warming answer (default 60000)"),
+    ("RQ_WARM_BUDGET_MS", "how long one detached warmer sweeps (default 30000)"),
+    ("RQ_WARM_RECHECK_MS", "how long a nothing-moved verdict is trusted (default 10000)"),
+    ("RQ_WARM_DETACH", "0: warm in the querying process, after the answer"),
+    ("RQ_THEME", "the picker's default theme"),
+    ("RQ_MCP_MAX_CHARS", "the character budget of one MCP reply (default 20000)"),
+    ("VISUAL, EDITOR", "the editor the picker opens"),
+    ("NO_COLOR", "no colour in plain output"),
+)
+EPILOG = (
+    "environment:\n"
+    + "".join(f"  {name:<20}{meaning}\n" for name, meaning in ENVIRONMENT)
+    + "\nExit codes: 0 results, 1 no match, 2 index still warming, 3 nothing rq reads here,"
+    " 64 usage, 74 I/O or store,"
+    " 130 interrupted."
+)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -46,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rq",
         formatter_class=_Formatter,
         description="Find the one definition you most likely want, as path:line.",
-        epilog="Exit codes: 0 results, 1 no match, 2 index still warming, 64 usage, 74 I/O or store, 130 interrupted.",
+        epilog=EPILOG,
     )
     p.add_argument(
         "query", nargs="?", help="what to find: a name, a fragment, a typo, Foo::Bar#baz"
@@ -57,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--json", action="store_true", help="one JSON array")
     q.add_argument("--ndjson", action="store_true", help="one JSON object a line")
+    q.add_argument(
+        "--vimgrep",
+        action="store_true",
+        help="path:line:col:text lines for vim -q, quickfix and grep-mode (picker: the pick so)",
+    )
     q.add_argument("--explain", action="store_true", help="show each result's score breakdown")
     q.add_argument(
         "--limit", type=int, default=None, metavar="N", help="at most N results (default 20)"
@@ -107,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the choice instead of opening it",
     )
+    u.add_argument(
+        "--print0",
+        action="store_true",
+        help="print path:line ended by NUL, not newline (picker: the pick; with -q: each result)",
+    )
     u.add_argument("--tmux", action="store_true", help="open the picker in a tmux popup")
     u.add_argument("--theme", metavar="NAME", help="picker theme (see themes/)")
     a = p.add_argument_group("agents")
@@ -115,5 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="serve MCP over stdio for coding agents (with --all-repos: every indexed repo)",
     )
-    p.add_argument("--version", action="store_true", help="print the version")
+    p.add_argument(
+        "--version", action="store_true", help="print the version, commit and index schema"
+    )
     return p

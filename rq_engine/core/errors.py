@@ -9,6 +9,9 @@ class ExitCode(IntEnum):
     OK = 0  # results
     MISS = 1  # definitive miss: the index is complete and nothing matches
     WARMING = 2  # indeterminate miss: the index is still warming
+    # no match, and nothing to match: the repository's complete index holds no file
+    # rq reads (e.g. all Kotlin); not 1, which would claim absence, nor 2 (waiting won't help)
+    UNREAD = 3
     USAGE = 64  # EX_USAGE: bad flags or arguments
     DATAERR = 65  # EX_DATAERR (reserved)
     IOERR = 74  # EX_IOERR: unreadable/unwritable store or file, bad graph.json

@@ -22,7 +22,7 @@ from rq_engine.index.parse import (
     max_file_bytes,
 )
 from rq_engine.index.stats import MAX_ERRORS, IndexStats, fail
-from rq_engine.lang import registry
+from rq_engine.lang import registry, unread
 from rq_engine.store import derived, writes
 
 
@@ -54,6 +54,9 @@ def collect(
     for path in paths:
         lang = registry.language_for_path(path)
         if lang is None:
+            other = unread.language_name(path)  # by extension: no file is opened
+            if other is not None:
+                stats.files_unread[other] = stats.files_unread.get(other, 0) + 1
             continue
         if not path.isascii():
             try:

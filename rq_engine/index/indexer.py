@@ -27,7 +27,7 @@ from rq_engine.index import batch, fresh, fts, tiers
 from rq_engine.index.parse import Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
 from rq_engine.index.stats import IndexProgress, IndexStats
-from rq_engine.lang import grammar
+from rq_engine.lang import grammar, unread
 from rq_engine.store import derived, writes
 from rq_engine.store.txn import writable
 
@@ -396,6 +396,7 @@ def _run(
                 files_indexed=stats.files_total,
                 files_skipped=stats.files_skipped if not partial else None,
                 files_failed=stats.files_failed if not partial else None,
+                files_unread=unread.encode(stats.files_unread) if not partial else None,
             )
             writes.mark_checkout_indexed(conn, checkout_id)
     stats.complete = status == "complete"

@@ -49,6 +49,8 @@ class IndexStats:
     timed_out: bool = False  # stopped by the deadline
     cold: bool = False  # bulk pass: per-row triggers suspended; derived tables written directly
     walked_via: str = ""  # "git" | "native"
+    # source files of languages rq has no plugin for, by language name (lang/unread.py)
+    files_unread: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # "path: reason", at most MAX_ERRORS
 
 

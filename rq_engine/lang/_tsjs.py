@@ -198,6 +198,8 @@ class _Extractor:
             return
         name = _text(name_node)
         if t in ("function_declaration", "generator_function_declaration", "function_signature"):
+            if self.too_deep():
+                return
             vis = self._vis(node, name, parent, ckind)
             self.emit(node, name_node, name, Kind.FUNCTION, parent, vis, t in _SIGNATURES)
             if t != "function_signature":
@@ -211,6 +213,21 @@ class _Extractor:
             self.push(node, parent, name, _CLASS)
         elif kind is Kind.INTERFACE:
             self.push(node, parent, name, _INTERFACE)
+
+    def too_deep(self) -> bool:
+        """A named function inside a function inside a function: not a jump target.
+
+        A developer jumps to top-level functions and to one level of nesting (a
+        helper inside a function or method, an IIFE's functions, which sit at the
+        top since an anonymous function is no container); helpers of helpers are
+        implementation detail, as locals are."""
+        depth = 0
+        for entry in self.stack:
+            if entry[2] == _FUNCTION:
+                depth += 1
+                if depth >= 2:
+                    return True
+        return False
 
     def _vis(self, node: Any, name: str, parent: str | None, ckind: str | None) -> Visibility:
         if ckind == _AMBIENT:
@@ -254,6 +271,8 @@ class _Extractor:
         vt = value.type if value is not None else ""
         vis = self._vis(node, name, parent, ckind)
         if vt in _FUNCTION_VALUES:
+            if self.too_deep():
+                return
             self.emit(node, name_node, name, Kind.FUNCTION, parent, vis)
             self.push(node, parent, name, _FUNCTION)
         elif vt in _CLASS_VALUES:
@@ -299,7 +318,8 @@ class _Extractor:
             elif target.startswith(("exports.", "module.exports.")):
                 owner = target.rsplit(".", 1)[1]
             else:
-                owner = target.removeprefix("this.")
+                # `Foo.prototype = { m: function () {} }`: methods of Foo
+                owner = target.removeprefix("this.").removesuffix(".prototype")
         if owner is None:
             self.emit(node, name_node, name, Kind.FUNCTION, parent, vis)
             self.push(node, parent, name, _FUNCTION)
@@ -328,16 +348,15 @@ class _Extractor:
                 # `Foo.create = function …`: a static member of Foo
                 parent, kind = owner, Kind.METHOD
         elif ot == "member_expression":
-            inner_prop = obj.child_by_field_name("property")
-            inner_obj = obj.child_by_field_name("object")
-            if inner_prop is None or inner_obj is None:
+            # `Foo.prototype.m = …`, `app.util.m = …` (a namespace object),
+            # `ns.Foo.prototype.m = …`: a member of the dotted path, `.prototype` dropped
+            path = _dotted(obj)
+            if path is None:
                 return
-            ip = _text(inner_prop)
-            io = _text(inner_obj)
-            if ip == "prototype" and inner_obj.type == "identifier":
-                parent, kind = io, Kind.METHOD
-            elif not (ip == "exports" and io == "module"):
-                return
+            if path != "module.exports":
+                if path.startswith(("exports.", "module.exports.")):
+                    return
+                parent, kind = path.removesuffix(".prototype"), Kind.METHOD
         else:
             return
         self.emit(node, prop, name, kind, parent, Visibility.PUBLIC)
@@ -351,6 +370,23 @@ _DECL_KINDS: dict[str, Kind] = {
     "type_alias_declaration": Kind.TYPE,
     "enum_declaration": Kind.ENUM,
 }
+
+
+def _dotted(node: Any) -> str | None:
+    """`a.b.c` for a member expression made of plain names only, else None (`this.x`, `f().y`)."""
+    parts: list[str] = []
+    while node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        if prop is None or prop.type != "property_identifier":
+            return None
+        parts.append(_text(prop))
+        node = node.child_by_field_name("object")
+        if node is None:
+            return None
+    if node.type != "identifier":
+        return None
+    parts.append(_text(node))
+    return ".".join(reversed(parts))
 
 
 def _first(item: tuple[int, int, Any]) -> tuple[int, int]:

@@ -74,6 +74,7 @@ _FINAL_OR_ALIAS = re.compile(rb"((typing|typing_extensions|t)\.)?(Final|TypeAlia
 # Two literal-prefix patterns scan 2.5x faster than `(?:def|class)\b`.
 _DEF = re.compile(rb"def\b")
 _CLASS_WORD = re.compile(rb"class\b")
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _MODULE, _CLASS, _FUNCTION, _LEAF = 0, 1, 2, 3  # _LEAF: a function not worth entering
 
 
@@ -133,6 +134,11 @@ class PythonPlugin(LanguagePlugin):
         global _ids
         ids = _ids or (_ids := _Ids())
         definition, klass, descend = ids.definition, ids.klass, ids.descend
+        if b"\r" in source:
+            # A `\r` alone ends a line (old Mac files; Python reads it so too), but
+            # tree-sitter counts rows at `\n` only: every symbol would sit on line 1.
+            # Same length, so byte offsets are unchanged.
+            source = _LONE_CR.sub(b"\n", source)
         root = grammar.parse("python", source).root_node
         # No error anywhere (most files): a def/class node then holds nothing
         # to walk but its body, and has_error needs no asking per node.

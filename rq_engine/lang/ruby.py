@@ -10,7 +10,8 @@ Rules (what a developer jumps to):
   (singleton methods). Defs inside blocks (`included do`, `class_methods do`)
   belong to the enclosing class too.
 - `attr_reader/attr_writer/attr_accessor :a, :b` -> one method per name;
-  `alias_method :new, :old` / `alias new old` -> method `new`; `FOO = ...` -> constant.
+  `alias_method :new, :old` / `alias new old` -> method `new`; `define_method :x` /
+  `define_method("x")` with a literal name -> method `x`; `FOO = ...` -> constant.
   Nothing inside a method body counts except a nested `def` (Ruby defines it
   on the class when the outer method runs).
 - Visibility: a bare `private`/`protected`/`public` switches the section of the
@@ -211,6 +212,14 @@ class _Walk:
                 if name is not None and arg.type != "identifier":
                     rec = self.emit(name, kind, node, top.scope, vis)
                     top.methods.setdefault(name, []).append(rec)
+        elif verb == "define_method":
+            # `define_method :name do … end` / `define_method("name") { … }`: a method
+            # in the current section; a dynamic name (`define_method(n)`) is none
+            name = _literal_name(source, args[0]) if args else None
+            if name is not None and args[0].type != "identifier":
+                vis = self.pending.pop(node.start_byte, top.section)
+                rec = self.emit(name, kind, node, top.scope, vis)
+                top.methods.setdefault(name, []).append(rec)
         elif verb == "alias_method":
             if len(args) >= 2:
                 alias = self._alias(top, args[0], args[1], node)

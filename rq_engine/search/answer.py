@@ -64,10 +64,22 @@ class Progress(Record):
 
 class Answer(Record):
     """One query's answer. `outcome`: hit | miss (definitive: the index is complete) |
-    warming (nothing yet, and the index is not complete). `state` is the coverage of
-    the searched repository when the answer was made: never | warming | complete."""
+    warming (nothing yet, and the index is not complete) | unread (nothing to match:
+    the complete index of the repository holds no file rq reads). `state` is the coverage
+    of the searched repository when the answer was made: never | warming | complete.
+    `not_read`, on a miss, is what the repository holds that no plugin reads:
+    ((language name, files), ...), most first (lang/unread.py)."""
 
-    __slots__ = ("hits", "outcome", "state", "root", "repository", "interrupted", "note")
+    __slots__ = (
+        "hits",
+        "outcome",
+        "state",
+        "root",
+        "repository",
+        "interrupted",
+        "note",
+        "not_read",
+    )
     hits: list[Hit]
     outcome: str
     state: str
@@ -75,6 +87,7 @@ class Answer(Record):
     repository: str | None
     interrupted: bool
     note: str
+    not_read: tuple[tuple[str, int], ...]
 
     def __init__(
         self,
@@ -85,6 +98,7 @@ class Answer(Record):
         repository: str | None = None,
         interrupted: bool = False,
         note: str = "",
+        not_read: tuple[tuple[str, int], ...] = (),
     ) -> None:
         self.hits = hits
         self.outcome = outcome
@@ -93,6 +107,7 @@ class Answer(Record):
         self.repository = repository
         self.interrupted = interrupted
         self.note = note
+        self.not_read = not_read
 
 
 def left_ms(deadline: float | None) -> int | None:

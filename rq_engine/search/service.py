@@ -159,13 +159,41 @@ class QueryService:
         else:
             outcome = "miss" if state == "complete" else "warming"
         note = ""
+        not_read: tuple[tuple[str, int], ...] = ()
         if outcome == "warming":
             note = (
                 f"the index of {s.root} is {'not built' if state == 'never' else 'still warming'}"
             )
-        a = Answer(hits, outcome, state, s.root, s.repository, interrupted=interrupted, note=note)
+        elif outcome == "miss" and s.repo_id is not None and not interrupted:
+            outcome, note, not_read = self._unread(s.repo_id)
+        a = Answer(hits, outcome, state, s.root, s.repository, interrupted, note, not_read)
         self._last = a
         return a
+
+    def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
+        """A miss on a complete index: (outcome, note, files not read). One read of the
+        stored coverage row, on a miss only: a miss never claims absence in a language
+        rq does not read, and a repository with no file rq reads is `unread`, not `miss`."""
+        row = self.conn.execute(
+            "SELECT coalesce(files_seen, 0), files_unread FROM coverage"
+            " WHERE repository_id = ? AND scope = 'full'",
+            (repo_id,),
+        ).fetchone()
+        if row is None:
+            return "miss", "", ()
+        from rq_engine.lang import unread
+
+        counts = unread.decode(row[1])
+        not_read = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        said = unread.summary(counts)
+        if int(row[0]):
+            return "miss", said, not_read
+        why = (
+            f"{said}: rq has no plugin for them"
+            if said
+            else "no source file of a language rq reads"
+        )
+        return "unread", f"nothing here rq reads ({why})", not_read
 
     def _all_complete(self) -> bool:
         rows = self.conn.execute(
@@ -569,7 +597,8 @@ class QueryService:
                 self.conn,
                 source=self.source,
                 flags=flags,
-                outcome=a.outcome,
+                # nothing readable is a miss against a ready index, for the counters
+                outcome="miss" if a.outcome == "unread" else a.outcome,
                 on_complete=a.state == "complete",
             )
         co, self._handoff = self._handoff, None

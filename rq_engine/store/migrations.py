@@ -409,3 +409,20 @@ def m008_new_languages(conn: sqlite3.Connection) -> None:
 
 
 STEPS.append(("m008_new_languages", m008_new_languages))
+
+
+# --- m009: files no plugin reads, counted; legacy idioms ------------------------------
+#
+# Coverage keeps a tally of the source files rq walks past because no plugin reads
+# their language (lang/unread.py), so `rq --index`, `rq --status` and a miss can
+# say "12 Kotlin files not read". A complete index made before has no tally: it goes
+# back to warming, and its next sweep (a stat per unchanged file) records one. The
+# JavaScript (ES5 prototype and namespace definitions, nested functions), Python
+# (`\r`-only line endings) and Ruby (`define_method`) plugins emit more: re-read.
+def m009_files_unread(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE coverage ADD COLUMN files_unread TEXT")
+    reextract("javascript", "python", "ruby")(conn)
+    conn.execute("UPDATE coverage SET status = 'warming' WHERE status = 'complete'")
+
+
+STEPS.append(("m009_files_unread", m009_files_unread))

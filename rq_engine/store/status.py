@@ -30,6 +30,7 @@ class RepoRow:
     files_failed: int | None
     updated_at: int | None
     checkouts: list[CheckoutRow]
+    files_unread: str | None = None  # lang/unread.py's stored tally of files not read
 
 
 def repositories(conn: sqlite3.Connection) -> list[RepoRow]:
@@ -48,9 +49,9 @@ def repositories(conn: sqlite3.Connection) -> list[RepoRow]:
     ):
         cos.setdefault(int(rid), []).append(CheckoutRow(str(root), branch, at))
     out: list[RepoRow] = []
-    for rid, ident, status, seen, skipped, failed, upd in conn.execute(
+    for rid, ident, status, seen, skipped, failed, upd, unread in conn.execute(
         "SELECT r.id, r.identity, coalesce(c.status, 'never'), c.files_seen, c.files_skipped, "
-        "c.files_failed, coalesce(c.updated_at, r.updated_at) FROM repositories r "
+        "c.files_failed, coalesce(c.updated_at, r.updated_at), c.files_unread FROM repositories r "
         "LEFT JOIN coverage c ON c.repository_id = r.id AND c.scope = 'full' ORDER BY r.identity"
     ):
         rid = int(rid)
@@ -66,6 +67,7 @@ def repositories(conn: sqlite3.Connection) -> list[RepoRow]:
                 failed,
                 upd,
                 cos.get(rid, []),
+                unread,
             )
         )
     return out

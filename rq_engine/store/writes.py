@@ -257,17 +257,21 @@ def set_coverage(
     files_indexed: int | None = None,
     files_skipped: int | None = None,
     files_failed: int | None = None,
+    files_unread: str | None = None,
     scope: str = "full",
 ) -> None:
-    """Upsert the coverage row; a count given as None keeps its stored value."""
+    """Upsert the coverage row; a count given as None keeps its stored value.
+    `files_unread` is lang/unread.py's stored form of the files no plugin reads."""
     conn.execute(
         "INSERT INTO coverage(repository_id, scope, status, files_seen, files_indexed, "
-        "files_skipped, files_failed, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "files_skipped, files_failed, files_unread, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(repository_id, scope) DO UPDATE SET status = excluded.status, "
         "files_seen = coalesce(excluded.files_seen, files_seen), "
         "files_indexed = coalesce(excluded.files_indexed, files_indexed), "
         "files_skipped = coalesce(excluded.files_skipped, files_skipped), "
         "files_failed = coalesce(excluded.files_failed, files_failed), "
+        "files_unread = coalesce(excluded.files_unread, files_unread), "
         "updated_at = excluded.updated_at",
         (
             repository_id,
@@ -277,6 +281,7 @@ def set_coverage(
             files_indexed,
             files_skipped,
             files_failed,
+            files_unread,
             now(),
         ),
     )

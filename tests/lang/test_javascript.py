@@ -19,7 +19,7 @@ from tests.lang.golden_tables import (
 FIXTURES = Path(__file__).parent / "fixtures" / "javascript"
 
 
-@pytest.mark.parametrize("fixture", ["commonjs.js", "module.jsx"])
+@pytest.mark.parametrize("fixture", ["commonjs.js", "module.jsx", "es5.js"])
 def test_golden(fixture: str) -> None:
     syms = JavaScriptPlugin().extract((FIXTURES / fixture).read_bytes())
     assert line_table(syms) == expected_lines(FIXTURES / f"{fixture}.expected")

@@ -19,7 +19,7 @@
   !receiver
   method: (identifier) @call.name
   (#any-of? @call.name
-    "attr_reader" "attr_writer" "attr_accessor" "attr" "alias_method"
+    "attr_reader" "attr_writer" "attr_accessor" "attr" "alias_method" "define_method"
     "private" "protected" "public" "module_function"
     "private_class_method" "public_class_method"
     "private_constant" "public_constant")) @call
