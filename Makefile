@@ -6,7 +6,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 ARGS    ?=
 
-.PHONY: run test check fmt lint types sysdeps corpora bench clean
+.PHONY: run test check fmt lint types sysdeps corpora bench clean install uninstall
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -59,3 +59,32 @@ check: lint types test
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Put `rq` on the PATH for every repository: pipx when it is there, else a private
+# venv under $(RQ_VENV) linked into $(PREFIX)/bin. A copy, not an editable install:
+# the checkout can change under it (`rq --version` names the commit it was built from).
+# INSTALL_WITH=venv skips pipx; HOME, PREFIX and RQ_VENV may be overridden.
+PREFIX       ?= $(HOME)/.local
+RQ_VENV      ?= $(PREFIX)/share/rq/venv
+INSTALL_WITH ?= $(if $(shell command -v pipx),pipx,venv)
+install:
+ifeq ($(INSTALL_WITH),pipx)
+	PIPX_BIN_DIR="$(PREFIX)/bin" pipx install --force .
+else
+	rm -rf build "$(RQ_VENV)"
+	$(PY) -m venv "$(RQ_VENV)"
+	"$(RQ_VENV)/bin/pip" install -q .
+	rm -rf build
+	mkdir -p "$(PREFIX)/bin"
+	ln -sf "$(RQ_VENV)/bin/rq" "$(PREFIX)/bin/rq"
+endif
+	@echo "rq: installed $$("$(PREFIX)/bin/rq" --version | head -1) as $(PREFIX)/bin/rq"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "rq: add $(PREFIX)/bin to PATH";; esac
+
+# Removes the program only: the index ($$RQ_HOME) and caches ($$RQ_CACHE) stay.
+uninstall:
+	if command -v pipx >/dev/null && pipx list --short 2>/dev/null | grep -q '^rq '; then \
+	  PIPX_BIN_DIR="$(PREFIX)/bin" pipx uninstall rq; fi
+	if [ -L "$(PREFIX)/bin/rq" ]; then rm -f "$(PREFIX)/bin/rq"; fi
+	rm -rf "$(RQ_VENV)"
+	-rmdir "$(dir $(RQ_VENV))" 2>/dev/null

@@ -4,7 +4,8 @@ Reached only through rq_engine.cli.main's dispatcher, after the ~200 ms
 textual import it defers. The engine never imports this package.
 
 Exit protocol: the app exits with an Outcome and, once the terminal is back
-in normal mode, `finish()` acts on it: print `path:line` (--print), start the
+in normal mode, `finish()` acts on it: print `path:line` (--print; or the
+--vimgrep line, NUL-ended with --print0), start the
 editor (the pre-check in `open_hit` keeps a missing editor from ending the
 picker), or return 130 for esc/ctrl-c with nothing on stdout.
 """
@@ -24,12 +25,12 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
+from rq_engine.cli.editor_lines import record
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.search.types import Hit
 from rq_tui import editor, theming
 from rq_tui.picker import PickerScreen
 from rq_tui.session import SearchSession
-from rq_tui.widgets import location
 
 if TYPE_CHECKING:
     import argparse
@@ -44,7 +45,8 @@ NEVER = 10**9  # a gen-2 threshold the counters never reach
 @dataclass
 class Outcome:
     code: int
-    printed: str | None = None  # --print: the line to write to stdout
+    printed: str | None = None  # --print: the record to write to stdout
+    end: str = "\n"  # what ends it (--print0: NUL)
     command: editor.EditorCommand | None = None  # enter: the editor to start
     hit: Hit | None = None
 
@@ -63,6 +65,8 @@ class PickerApp(App[Outcome]):
         limit: int = DEFAULT_LIMIT,
         theme: str = theming.DEFAULT_THEME,
         print_only: bool = False,
+        vimgrep: bool = False,
+        print0: bool = False,
         env: Mapping[str, str] | None = None,
         db_path: Path | None = None,
         session: SearchSession | None = None,
@@ -82,7 +86,10 @@ class PickerApp(App[Outcome]):
         self._gc_threshold: tuple[int, int, int] | None = None
         self.cwd = cwd
         self.env = os.environ if env is None else env
-        self.print_only = print_only
+        # --vimgrep and --print0 are forms of printing: either alone prints the pick too.
+        self.print_only = print_only or vimgrep or print0
+        self.vimgrep = vimgrep
+        self.print0 = print0
         self.session = session or SearchSession(cwd, db_path)
         self._picker = PickerScreen(
             self.session,
@@ -123,7 +130,9 @@ class PickerApp(App[Outcome]):
     def open_hit(self, hit: Hit) -> None:
         """Enter: print the choice (--print) or hand it to the editor."""
         if self.print_only:
-            self.exit(Outcome(int(ExitCode.OK), printed=location(hit, str(self.cwd)), hit=hit))
+            printed = record(hit, str(self.cwd), self.vimgrep)
+            end = "\0" if self.print0 else "\n"
+            self.exit(Outcome(int(ExitCode.OK), printed=printed, end=end, hit=hit))
             return
         try:
             cmd = editor.command_for(hit.abspath, hit.line, self.env)
@@ -150,7 +159,8 @@ def finish(outcome: Outcome | None, cwd: Path) -> int:
     if outcome is None:  # the app stopped without choosing (a crash already reported)
         return int(ExitCode.INTERRUPTED)
     if outcome.printed is not None:
-        print(outcome.printed, flush=True)
+        sys.stdout.write(outcome.printed + outcome.end)
+        sys.stdout.flush()
         return outcome.code
     if outcome.command is not None:
         try:
@@ -170,6 +180,8 @@ def build(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Picke
         limit=ns.limit or DEFAULT_LIMIT,
         theme=theming.choose(ns.theme, env),
         print_only=bool(ns.print_only),
+        vimgrep=bool(ns.vimgrep),
+        print0=bool(ns.print0),
         env=env,
     )
 

@@ -217,7 +217,7 @@ def test_a_store_from_a_newer_rq_is_refused_naming_both_versions(indexed: Store)
     conn.execute("INSERT INTO schema_migrations(name, applied_at) VALUES ('m999_from_later', 0)")
     conn.commit()
     conn.close()
-    version = run(indexed, ("--version",)).out.strip()  # "rq 0.1.0"
+    version = run(indexed, ("--version",)).out.splitlines()[0]  # "rq 0.1.0"
     got = matrix(indexed, REFUSED)
     for r in got.values():
         assert "newer rq" in r.err and "m999_from_later" in r.err, r.err

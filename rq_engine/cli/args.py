@@ -1,7 +1,7 @@
 """Argument parsing. Everything is a flag: the positional argument is always a query.
 
 The one-shot forms a shell, an editor or an agent sends on every search (`rq -q
-[--json|--ndjson] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
+[--json|--ndjson|--vimgrep] [--print0] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
 [-C DIR] QUERY`) are read here directly; anything else goes to the full argparse
 parser in cli/parser.py (argparse, gettext and locale cost ~4.5 ms of a ~40 ms
 search). Both give the same namespace; a test holds them to it.
@@ -41,6 +41,8 @@ DEFAULTS: dict[str, object] = {
     "graph": None,
     "export_graph": None,
     "print_only": False,
+    "vimgrep": False,
+    "print0": False,
     "tmux": False,
     "mcp": False,
     "theme": None,
@@ -53,6 +55,8 @@ _SWITCHES = {
     "--explain": "explain",
     "--all-repos": "all_repos",
     "--no-wait": "no_wait",
+    "--vimgrep": "vimgrep",
+    "--print0": "print0",
 }
 _VALUED = {"--limit": "limit", "--wait": "wait", "-C": "cwd"}
 
@@ -115,6 +119,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
         ns.text = as_text(ns.text)
     if ns.json and ns.ndjson:
         raise UsageError("--json and --ndjson are exclusive")
+    for form in ("vimgrep", "print0"):
+        for other in ("json", "ndjson", "explain"):
+            if getattr(ns, form) and getattr(ns, other):
+                raise UsageError(f"--{form} and --{other} are exclusive")
     if ns.limit is not None and ns.limit < 1:
         raise UsageError("--limit takes a whole number of at least 1")
     modes = [

@@ -97,9 +97,9 @@ def entry() -> None:
 
 def _dispatch(a: argparse.Namespace) -> int:
     if a.version:
-        from rq_engine import __version__
+        from rq_engine.cli.version import describe
 
-        print(f"rq {__version__}")
+        print(describe())
         return 0
     if a.mcp:  # (a store problem is each call's tool error, not a server that never starts)
         if a.query:
@@ -141,7 +141,7 @@ def _dispatch(a: argparse.Namespace) -> int:
         from rq_tui import tmux
 
         return tmux.run(a)
-    # The picker draws on stderr, so `--print` works with stdout captured (`vim $(rq --print)`).
+    # The picker draws on stderr, so `--print` works with stdout captured (`loc=$(rq --print)`).
     tty_out = sys.stdout.isatty() or (a.print_only and sys.stderr.isatty())
     interactive = sys.stdin.isatty() and tty_out
     if a.oneshot or a.json or a.ndjson or not interactive:
