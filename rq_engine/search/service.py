@@ -88,7 +88,7 @@ class QueryService:
         self.db_path = db_path
         self.source = source
         self._conn = conn
-        self._handoff: Checkout | None = None
+        self._handoff: Checkout | _Where | None = None
         self._last: Answer | None = None
         self._early = False  # the running pass was cancelled because the answer was in
         self._scan: LiveIndex | None = None  # a kept live scan (the picker, untracked dir)
@@ -231,7 +231,9 @@ class QueryService:
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
         if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
             if not is_fresh:
-                self._handoff = self._checkout(s)  # "did anything else move?" after the answer
+                # "did anything else move?" after the answer, asked by a detached child
+                # (a place, not a Checkout: building one imports pathlib)
+                self._handoff = _Where(s.root, s.repository or f"local:{s.root}", git_dir(s.root))
             return self._answer(s, hits)
         # A miss, or an answer without the exact name outside the recheck window, or
         # results that moved under it: only git can say whether the answer is absent
@@ -602,6 +604,16 @@ class QueryService:
                 on_complete=a.state == "complete",
             )
         co, self._handoff = self._handoff, None
+        if isinstance(co, _Where):
+            from rq_engine.index import warm
+
+            if warm.detached():
+                try:
+                    warm.hand_off_detached(self.conn, co.root, co.identity, co.git_dir)
+                except (sqlite3.Error, OSError):
+                    pass  # a busy or broken store only means no warmer this time
+                return
+            co = self._checkout(self.searcher())
         if co is not None:
             start_warmer(self.conn, co)
 
@@ -612,6 +624,17 @@ class QueryService:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+class _Where:
+    """Where a detached warmer is to look: a checkout as plain strings."""
+
+    __slots__ = ("root", "identity", "git_dir")
+
+    def __init__(self, root: str, identity: str, git_dir: str | None) -> None:
+        self.root = root
+        self.identity = identity
+        self.git_dir = git_dir
 
 
 def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
