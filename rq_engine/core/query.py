@@ -103,10 +103,9 @@ def as_text(text: str) -> str:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub(_surrogate_letter, text)
+        return re.sub("[\ud800-\udfff]", _surrogate_letter, text)  # (rare: compiled here)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _surrogate_letter(m: re.Match[str]) -> str:
@@ -129,7 +128,8 @@ def check_query(text: str) -> str:
 # `struct file`, `enum pid_type`, `class Foo`: a definition asked for the way its
 # language writes it. The keyword is no part of any name; it names the kind
 # (scoring.kind_word_feature).
-_KIND_WORD = re.compile(r"(struct|union|enum|class|interface|trait)\s+(?=[A-Za-z_$\\])")
+# (compiled by re's own cache on the first query with a space: most have none)
+_KIND_WORD = r"(struct|union|enum|class|interface|trait)\s+(?=[A-Za-z_$\\])"
 
 
 def looks_like_path(text: str) -> bool:
@@ -155,7 +155,7 @@ def parse(text: str) -> Query:
     raw = as_text(text.strip()[:MAX_QUERY_CHARS].rstrip())
     if not raw:
         return Query(raw="", leaf="")
-    word = _KIND_WORD.match(raw)
+    word = re.match(_KIND_WORD, raw) if " " in raw or "\t" in raw else None
     if word is not None and " " not in raw[word.end() :]:
         q = parse(raw[word.end() :])
         q.kind = word.group(1)
