@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,7 +46,7 @@ def test_print_writes_path_line_to_stdout_and_exits_0(make_repo: Callable[..., R
     p = spawn("--print", "find_by_id", cwd=shop.root)
     p.expect("find_by_id")
     p.expect("? help")
-    time.sleep(0.2)
+    p.expect(" result")  # the status line's count: the prefilled search has answered
     p.send("\r")
     assert p.wait() == 0
     assert p.stdout == "shop/orders.py:16\n"
@@ -73,7 +72,7 @@ def test_enter_opens_the_editor_on_the_terminal_at_the_line(
     )
     p.expect("refund_order")
     p.expect("? help")
-    time.sleep(0.2)
+    p.expect(" result")  # the status line's count: the prefilled search has answered
     p.send("\r")
     assert p.wait() == 7  # the editor's exit code
     got = json.loads(record.read_text())

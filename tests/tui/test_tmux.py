@@ -173,7 +173,7 @@ def test_popup_picks_and_the_calling_pane_gets_the_choice(
         client.expect("? help", timeout=30)
         client.expect("function", timeout=30)  # the result row's kind column
         assert "? help" not in tmux.pane_text()
-        time.sleep(0.3)
+        client.expect(" result", timeout=30)  # the status line's count: the search answered
         client.send("\r")
         text = tmux.wait_pane("RQ-EXIT=", timeout=30)  # printf's output, not the typed command
         assert "RQ-EXIT=0" in text
