@@ -36,6 +36,14 @@ class Visibility(StrEnum):
     UNKNOWN = "unknown"  # carries no ranking signal
 
 
+#: the access keywords languages write as such (Java, PHP, C++ sections, Ruby)
+ACCESS_WORDS: dict[str, Visibility] = {
+    "public": Visibility.PUBLIC,
+    "protected": Visibility.PROTECTED,
+    "private": Visibility.PRIVATE,
+}
+
+
 class Symbol(Record):
     """One definition a developer might jump to.
 

@@ -30,7 +30,7 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
-from rq_engine.core.model import Kind, Symbol, Visibility
+from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
 from rq_engine.lang import _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
@@ -59,11 +59,6 @@ _METHODS = frozenset(
 )
 _FIELDS = frozenset(("field_declaration", "constant_declaration"))
 _ANNOTATIONS = frozenset(("annotation", "marker_annotation", "line_comment", "block_comment"))
-_ACCESS = {
-    "public": Visibility.PUBLIC,
-    "protected": Visibility.PROTECTED,
-    "private": Visibility.PRIVATE,
-}
 
 
 class JavaPlugin(LanguagePlugin):
@@ -177,7 +172,7 @@ def _head(node: Node, implicit: bool) -> tuple[int, Visibility]:
                 t = m.type
                 if not line and t not in _ANNOTATIONS:
                     line = int(m.start_point[0]) + 1
-                access = _ACCESS.get(t)
+                access = ACCESS_WORDS.get(t)
                 if access is not None:
                     return line, access
         elif t not in _ANNOTATIONS:

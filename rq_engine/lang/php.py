@@ -27,7 +27,7 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
-from rq_engine.core.model import Kind, Symbol, Visibility
+from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
 from rq_engine.lang import _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
@@ -58,11 +58,6 @@ _DESCEND = frozenset(
     )
 )
 _NOT_A_LINE = frozenset(("attribute_list", "comment"))
-_ACCESS = {
-    "public": Visibility.PUBLIC,
-    "protected": Visibility.PROTECTED,
-    "private": Visibility.PRIVATE,
-}
 
 
 class PhpPlugin(LanguagePlugin):
@@ -186,7 +181,7 @@ def _visibility(node: Node) -> Visibility:
     for c in node.named_children:
         if c.type == "visibility_modifier":
             word = c.text.split(b"(", 1)[0].decode("ascii", "replace").strip().lower()
-            return _ACCESS.get(word, Visibility.PUBLIC)
+            return ACCESS_WORDS.get(word, Visibility.PUBLIC)
     return Visibility.PUBLIC
 
 
