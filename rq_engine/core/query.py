@@ -106,8 +106,6 @@ def as_text(text: str) -> str:
         return re.sub("[\ud800-\udfff]", _surrogate_letter, text)  # (rare: compiled here)
 
 
-
-
 def _surrogate_letter(m: re.Match[str]) -> str:
     c = ord(m.group())
     return chr(c - 0xDC00) if 0xDC80 <= c <= 0xDCFF else "\ufffd"

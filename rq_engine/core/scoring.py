@@ -5,8 +5,9 @@ git, no I/O), so `--explain`, the picker and MCP show exactly why a result
 ranked where it did. Stdlib only; must not import sqlite3, the store or any
 face. Every weight is in WEIGHTS (docs/scoring.md explains each).
 
-Dynamic signals (recency, branch, anchor) belong to the search layer and would
-arrive through `Boosts`; none is computed yet.
+Dynamic signals belong to the search layer, which owns the clock and the
+repositories searched: it passes them in one `Boosts` value per candidate
+(recency, the current repository; branch and anchor are not computed yet).
 """
 
 from __future__ import annotations
@@ -59,7 +60,13 @@ WEIGHTS: dict[str, float] = {
     "nesting_cap": -12.0,
     "path_depth": -2.0,  # per directory level, capped
     "path_depth_cap": -12.0,
+    # context boosts (the search layer passes them in through `Boosts`)
+    "recency": 5.0,  # a file touched now; halves every RECENCY_HALF_LIFE_DAYS (a tiebreak)
+    "current_repo": 25.0,  # --all-repos: the repository searched from
 }
+
+#: recency halves every two weeks: a file touched a year ago earns nothing visible
+RECENCY_HALF_LIFE_DAYS = 14.0
 
 #: kind weight: what a navigating user most often means by a bare name
 KIND_WEIGHTS: dict[str, float] = {
@@ -121,10 +128,19 @@ class Candidate(Record):
 
 
 class Boosts(Record):
-    """Context-dependent signals the search layer computes (none yet: recency,
-    branch, anchor arrive here as fields, never as new parameters)."""
+    """Context-dependent signals the search layer computes for one candidate.
 
-    __slots__ = ()
+    A new signal (branch, anchor) is a new field here, never a new parameter of
+    `score()`; each becomes a named part of the breakdown.
+    """
+
+    __slots__ = ("age_days", "current_repo")
+    age_days: float | None  # days since the file was last modified or committed; None: unknown
+    current_repo: bool  # in the repository searched from while others are searched too
+
+    def __init__(self, age_days: float | None = None, current_repo: bool = False) -> None:
+        self.age_days = age_days
+        self.current_repo = current_repo
 
 
 class NameMatch(Record):
@@ -734,7 +750,8 @@ def score(
     `match` may be passed when the caller already matched the name (the pipeline
     matches each distinct name once); `qualifier` likewise, when the pipeline
     decided the scope (fallbacks, `scope_file`). `extra` carries parts decided
-    outside the candidate (constructor, scope fallback).
+    outside the candidate (constructor, scope fallback). `boosts` carries the
+    context signals the search layer computed (recency, current repository).
     """
     if match is None:
         match = match_name(query.leaf, cand.name)
@@ -755,4 +772,19 @@ def score(
     parts += path_features(cand.path, cand.name, cand.project, chain[-1] if chain else "")
     if extra:
         parts += extra
+    if boosts is not None:
+        parts += boost_features(boosts)
     return Scored(Score.of(parts), match)
+
+
+def boost_features(boosts: Boosts) -> list[tuple[str, float]]:
+    """`recency` (WEIGHTS × ½^(age / half-life), shown from 0.1) and `current_repo`."""
+    out: list[tuple[str, float]] = []
+    if boosts.age_days is not None:
+        age = max(boosts.age_days, 0.0)  # a clock behind the file's is "now"
+        v = round(WEIGHTS["recency"] * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS), 1)
+        if v > 0:
+            out.append(("recency", v))
+    if boosts.current_repo:
+        out.append(("current_repo", WEIGHTS["current_repo"]))
+    return out

@@ -136,6 +136,7 @@ class _Run(Ranking):
         self.limit = limit
         self.cancel = cancel
         self.t0 = time.perf_counter()
+        self.now = time.time()
         self.pool: dict[int, _Entry] = {}
         self.seen_names: set[str] = set()
         self.scope_files: set[int] = set()  # files declaring the scope's last name

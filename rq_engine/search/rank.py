@@ -12,6 +12,7 @@ import time
 from rq_engine.core.query import Query
 from rq_engine.core.scoring import (
     WEIGHTS,
+    Boosts,
     Candidate,
     NameMatch,
     Scored,
@@ -58,6 +59,7 @@ class Ranking:
     ctor: bool
     _compiled: dict[str, bool]
     _memo: dict[tuple[int, bool], tuple[_Entry, Scored | None]]
+    now: float  # unix seconds, read once per query: every candidate ages against it
 
     def _scope_retries(self) -> list[Hit]:
         """No candidate answered the scope: constructor owner, `.` wildcard, scope typo,
@@ -159,6 +161,15 @@ class Ranking:
     def _cand(self, r: Row) -> Candidate:
         return _cand(r, self.s._projects.get(r.repository_id, ""))
 
+    def _boosts(self, r: Row) -> Boosts:
+        """Recency from the stored touch time (no stat, no git here) and, when several
+        repositories are searched, whether the row is in the one searched from."""
+        s = self.s
+        return Boosts(
+            age_days=(self.now - r.touched) / 86400.0 if r.touched else None,
+            current_repo=len(s.repo_ids) > 1 and r.repository_id == s.repo_id,
+        )
+
     def _extra(self, e: _Entry) -> list[tuple[str, float]]:
         if self._compiled.get(e.row.path):
             return [*e.extra, ("path_compiled", WEIGHTS["path_generated"])]
@@ -201,7 +212,12 @@ class Ranking:
         sc = None
         if qual is not None:
             sc = score(
-                self.q, self._cand(e.row), match=e.match, qualifier=qual, extra=self._extra(e)
+                self.q,
+                self._cand(e.row),
+                match=e.match,
+                qualifier=qual,
+                extra=self._extra(e),
+                boosts=self._boosts(e.row),
             )
         self._memo[key] = (e, sc)
         return sc
@@ -210,7 +226,14 @@ class Ranking:
         scored = []
         for e in self.pool.values():
             extra = [*self._extra(e), ("scope_unmatched", WEIGHTS["scope_unmatched"])]
-            sc = score(self.q, self._cand(e.row), match=e.match, qualifier=[], extra=extra)
+            sc = score(
+                self.q,
+                self._cand(e.row),
+                match=e.match,
+                qualifier=[],
+                extra=extra,
+                boosts=self._boosts(e.row),
+            )
             if sc is not None:
                 scored.append((sc, e))
         return self._top(scored)
@@ -222,7 +245,12 @@ class Ranking:
         scored = []
         for e in entries:
             sc = score(
-                q, self._cand(e.row), match=e.match, qualifier=qualifier or [], extra=self._extra(e)
+                q,
+                self._cand(e.row),
+                match=e.match,
+                qualifier=qualifier or [],
+                extra=self._extra(e),
+                boosts=self._boosts(e.row),
             )
             if sc is not None:
                 scored.append((sc, e))

@@ -25,7 +25,11 @@ SCAN_WINDOW = 15000
 
 _ROW_SQL = (
     "SELECT s.id, s.name, s.kind, s.visibility, s.parent, s.line, s.end_line, s.language,"
-    " f.path, s.repository_id, s.file_id FROM symbols s JOIN files f ON f.id = s.file_id"
+    " f.path, s.repository_id, s.file_id,"
+    # when the file was last touched (recency): the later of its stored mtime (ns) and
+    # last commit time (s, captured by sweeps), in unix seconds; 0 when neither is known
+    " MAX(COALESCE(f.mtime, 0) / 1000000000, COALESCE(f.commit_time, 0))"
+    " FROM symbols s JOIN files f ON f.id = s.file_id"
 )
 
 
@@ -44,6 +48,7 @@ class Row(Record):
         "path",
         "repository_id",
         "file_id",
+        "touched",
     )
 
     id: int
@@ -57,6 +62,7 @@ class Row(Record):
     path: str
     repository_id: int
     file_id: int
+    touched: int  # unix seconds of the later of mtime and last commit; 0: unknown
 
     def __init__(
         self,
@@ -71,6 +77,7 @@ class Row(Record):
         path: str,
         repository_id: int,
         file_id: int,
+        touched: int = 0,
     ) -> None:
         self.id = id
         self.name = name
@@ -83,6 +90,7 @@ class Row(Record):
         self.path = path
         self.repository_id = repository_id
         self.file_id = file_id
+        self.touched = touched
 
 
 def register(conn: sqlite3.Connection) -> None:
