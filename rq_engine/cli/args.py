@@ -2,7 +2,7 @@
 
 The one-shot forms a shell, an editor or an agent sends on every search (`rq -q
 [--json|--ndjson|--vimgrep] [--print0] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
-[-C DIR] QUERY`) are read here directly; anything else goes to the full argparse
+[-C DIR] QUERY`, and `-o/--open`, `--show`, `--web` in place of `-q`) are read here directly; anything else goes to the full argparse
 parser in cli/parser.py (argparse, gettext and locale cost ~4.5 ms of a ~40 ms
 search). Both give the same namespace; a test holds them to it.
 """
@@ -47,6 +47,9 @@ DEFAULTS: dict[str, object] = {
     "mcp": False,
     "theme": None,
     "version": False,
+    "open": False,
+    "show": False,
+    "web": False,
 }
 _SWITCHES = {
     "-q": "oneshot",
@@ -57,14 +60,20 @@ _SWITCHES = {
     "--no-wait": "no_wait",
     "--vimgrep": "vimgrep",
     "--print0": "print0",
+    "-o": "open",
+    "--open": "open",
+    "--show": "show",
+    "--web": "web",
 }
+# A command line naming one of these is a one-shot query the fast path may read.
+_ONE_SHOT = frozenset(("-q", "-o", "--open", "--show", "--web"))
 _VALUED = {"--limit": "limit", "--wait": "wait", "-C": "cwd"}
 
 
 def _fast(argv: list[str]) -> SimpleNamespace | None:
     """The namespace of a plain one-shot query, or None for anything else (help, other
     modes, `--`, a query that starts with `-`, a repeated flag, a malformed number)."""
-    if "-q" not in argv:
+    if _ONE_SHOT.isdisjoint(argv):
         return None
     ns = SimpleNamespace(**DEFAULTS)
     seen: set[str] = set()
@@ -144,6 +153,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise UsageError(
             f"--{modes[0].replace('_', '-')} and --{modes[1].replace('_', '-')} are exclusive"
         )
+    openers = [f for f in ("open", "show", "web") if getattr(ns, f)]
+    if openers:
+        # (one best match, printed or opened one way: no list forms, no other command)
+        clash = [
+            f
+            for f in ("show", "web", *modes, "json", "ndjson", "vimgrep", "print0", "explain")
+            if f != openers[0] and getattr(ns, f)
+        ]
+        if ns.limit is not None:
+            clash.append("limit")
+        clash += [f for f in ("print_only", "tmux", "theme") if getattr(ns, f)]
+        if clash:
+            other = {"print_only": "--print"}.get(clash[0], "--" + clash[0].replace("_", "-"))
+            raise UsageError(f"--{openers[0]} and {other} are exclusive")
     if ns.ranker and not ns.text:
         raise UsageError("--ranker goes with --text")
     if ns.path and ns.index is None:

@@ -8,7 +8,8 @@ prints the best partial results first). Plain `path:line  kind  qualified.name`
 (colour only on a terminal without NO_COLOR), `--json` (one object: the
 coverage state and the results) or `--ndjson` (one result a line, each with the
 coverage state), `--explain` for the score breakdown; `--vimgrep`
-(`path:line:col:text`) and `--print0` (NUL-ended records) for editors and xargs.
+(`path:line:col:text`) and `--print0` (NUL-ended records) for editors and xargs;
+`--open`, `--show` and `--web` hand a hit's best match to cli/openers.py.
 
 A person at a terminal waits for a warming index as long as it takes, told
 after ~500 ms what is happening, Ctrl-C being the escape; a program (a pipe,
@@ -71,12 +72,19 @@ def run(ns: argparse.Namespace) -> int:
             restore()
         if heads is not None:
             heads.clear()
-    code = _print(ns, answer, query, cwd)
+    opener = None
+    if (ns.open or ns.show or ns.web) and answer.hits and not answer.interrupted:
+        from rq_engine.cli import openers  # --open/--show/--web: the best match; a miss is -q's
+
+        opener = openers.act(ns, answer.hits[0], cwd)
+        code = int(ExitCode.OK)
+    else:
+        code = _print(ns, answer, query, cwd)
     try:
         svc.finish(answer, flags=_flags(ns))  # counted after the answer is out (D13)
     finally:
         svc.close()
-    return code
+    return opener() if opener is not None else code
 
 
 def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
@@ -136,6 +144,9 @@ def _flags(ns: argparse.Namespace) -> str:
         "wait" if ns.wait is not None else "",
         "vimgrep" if ns.vimgrep else "",
         "print0" if ns.print0 else "",
+        "open" if ns.open else "",
+        "show" if ns.show else "",
+        "web" if ns.web else "",
     )
 
 

@@ -144,9 +144,11 @@ def _dispatch(a: argparse.Namespace) -> int:
     # The picker draws on stderr, so `--print` works with stdout captured (`loc=$(rq --print)`).
     tty_out = sys.stdout.isatty() or (a.print_only and sys.stderr.isatty())
     interactive = sys.stdin.isatty() and tty_out
-    if a.oneshot or a.json or a.ndjson or not interactive:
+    opener = a.open or a.show or a.web  # the best match, opened (cli/openers.py)
+    if a.oneshot or a.json or a.ndjson or opener or not interactive:
         if not a.query or not a.query.strip():  # blank and empty alike
-            raise RqError("a query is needed (rq -q QUERY)", ExitCode.USAGE)
+            form = "-o" if a.open else "--show" if a.show else "--web" if a.web else "-q"
+            raise RqError(f"a query is needed (rq {form} QUERY)", ExitCode.USAGE)
         from rq_engine.cli import cmd_query
 
         global _one_shot

@@ -47,7 +47,7 @@ ENVIRONMENT = (
     ("RQ_WARM_DETACH", "0: warm in the querying process, after the answer"),
     ("RQ_THEME", "the picker's default theme"),
     ("RQ_MCP_MAX_CHARS", "the character budget of one MCP reply (default 20000)"),
-    ("VISUAL, EDITOR", "the editor the picker opens"),
+    ("VISUAL, EDITOR", "the editor the picker and --open open"),
     ("NO_COLOR", "no colour in plain output"),
 )
 EPILOG = (
@@ -101,6 +101,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-wait",
         action="store_true",
         help="answer from the index as it is now; a miss on a warming index exits 2",
+    )
+    o = p.add_argument_group("the best match, opened (a miss: as -q)")
+    o.add_argument(
+        "-o",
+        "--open",
+        action="store_true",
+        help="open it in $VISUAL/$EDITOR at its line; exit with the editor's code",
+    )
+    o.add_argument(
+        "--show",
+        action="store_true",
+        help="print its definition's source under a path:line header (at most 200 lines)",
+    )
+    o.add_argument(
+        "--web",
+        action="store_true",
+        help="print its forge URL at HEAD (GitHub, GitLab, Bitbucket, Gitea; from origin)",
     )
     i = p.add_argument_group("index")
     i.add_argument("--index", nargs="?", const=".", metavar="DIR", help="index DIR (default .)")
