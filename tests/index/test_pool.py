@@ -42,7 +42,9 @@ def test_tickets_that_do_not_fit_the_pipe_are_fed_while_workers_drain_it(
     s = index_under(db, repo.root, workers=2)
     assert s.files_indexed == 120 and s.files_failed == 0
     assert dump(db) == truth(repo.root)
-    assert len(calls) > 10  # refilled from the poll loop, a ticket at a time
+    # more than one ticket was due at the start, yet each call sent one: the rest were
+    # fed from the poll loop (how many chunks a pass makes depends on its pace)
+    assert calls[0] > 4 and len(calls) >= calls[0] // 4
     assert _no_children()
 
 
