@@ -2,7 +2,7 @@
 
 The one-shot forms a shell, an editor or an agent sends on every search (`rq -q
 [--json|--ndjson|--vimgrep] [--print0] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
-[-C DIR] QUERY`, and `-o/--open`, `--show`, `--web` in place of `-q`) are read here directly; anything else goes to the full argparse
+[--anchor FILE:LINE[:COL]] [-C DIR] QUERY`, and `-o/--open`, `--show`, `--web` in place of `-q`) are read here directly; anything else goes to the full argparse
 parser in cli/parser.py (argparse, gettext and locale cost ~4.5 ms of a ~40 ms
 search). Both give the same namespace; a test holds them to it.
 """
@@ -26,6 +26,7 @@ DEFAULTS: dict[str, object] = {
     "explain": False,
     "limit": None,
     "all_repos": False,
+    "anchor": None,
     "cwd": None,
     "wait": None,
     "no_wait": False,
@@ -66,14 +67,21 @@ _SWITCHES = {
     "--web": "web",
 }
 # A command line naming one of these is a one-shot query the fast path may read.
-_ONE_SHOT = frozenset(("-q", "-o", "--open", "--show", "--web"))
-_VALUED = {"--limit": "limit", "--wait": "wait", "-C": "cwd"}
+_ONE_SHOT = frozenset(("-q", "-o", "--open", "--show", "--web", "--text"))
+_VALUED = {
+    "--limit": "limit",
+    "--wait": "wait",
+    "-C": "cwd",
+    "--anchor": "anchor",
+    "--text": "text",
+    "--ranker": "ranker",
+}
 
 
 def _fast(argv: list[str]) -> SimpleNamespace | None:
     """The namespace of a plain one-shot query, or None for anything else (help, other
     modes, `--`, a query that starts with `-`, a repeated flag, a malformed number)."""
-    if _ONE_SHOT.isdisjoint(argv):
+    if not any(a.partition("=")[0] in _ONE_SHOT for a in argv):
         return None
     ns = SimpleNamespace(**DEFAULTS)
     seen: set[str] = set()
@@ -167,6 +175,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         if clash:
             other = {"print_only": "--print"}.get(clash[0], "--" + clash[0].replace("_", "-"))
             raise UsageError(f"--{openers[0]} and {other} are exclusive")
+    if ns.anchor is not None and modes:
+        raise UsageError(f"--anchor goes with a query, not --{modes[0].replace('_', '-')}")
     if ns.ranker and not ns.text:
         raise UsageError("--ranker goes with --text")
     if ns.path and ns.index is None:

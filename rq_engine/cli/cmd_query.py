@@ -7,7 +7,8 @@ while the index is incomplete (one line on stderr), 130 interrupted (Ctrl-C
 prints the best partial results first). Plain `path:line  kind  qualified.name`
 (colour only on a terminal without NO_COLOR), `--json` (one object: the
 coverage state and the results) or `--ndjson` (one result a line, each with the
-coverage state), `--explain` for the score breakdown; `--vimgrep`
+coverage state), `--explain` for the score breakdown (and, on stderr, why a
+context boost did not apply); `--anchor FILE:LINE[:COL]` ranks from a place; `--vimgrep`
 (`path:line:col:text`) and `--print0` (NUL-ended records) for editors and xargs;
 `--open`, `--show` and `--web` hand a hit's best match to cli/openers.py.
 
@@ -56,8 +57,13 @@ def run(ns: argparse.Namespace) -> int:
     query: str = ns.query
     limit = ns.limit or DEFAULT_LIMIT
     cwd = os.getcwd()
+    anchor = None
+    if ns.anchor is not None:
+        from rq_engine.search.anchor import Anchor
+
+        anchor = Anchor.parse(ns.anchor, cwd)  # a bad one: one line, exit 64
     human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
-    svc = QueryService(cwd, all_repos=ns.all_repos, source="cli")
+    svc = QueryService(cwd, all_repos=ns.all_repos, source="cli", anchor=anchor)
     cancel = CancelToken()
     heads = _HeadsUp(sys.stderr, query) if human else None
     restore = _on_sigint(cancel) if human else None
@@ -115,6 +121,8 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
         colour = out.isatty() and "NO_COLOR" not in os.environ
         _plain(out, a.hits, where, colour, ns.explain)
     out.flush()
+    if ns.explain and a.boost_note and a.hits:
+        _say(a.boost_note)  # (the parts say `branch_skipped`; this says why)
     if a.interrupted:
         if not a.hits:
             _say("interrupted; nothing found yet")
@@ -140,6 +148,7 @@ def _flags(ns: argparse.Namespace) -> str:
         "ndjson" if ns.ndjson else "",
         "explain" if ns.explain else "",
         "all-repos" if ns.all_repos else "",
+        "anchor" if ns.anchor is not None else "",
         "no-wait" if ns.no_wait else "",
         "wait" if ns.wait is not None else "",
         "vimgrep" if ns.vimgrep else "",

@@ -45,6 +45,7 @@ ENVIRONMENT = (
     ("RQ_WARM_BUDGET_MS", "how long one detached warmer sweeps (default 30000)"),
     ("RQ_WARM_RECHECK_MS", "how long a nothing-moved verdict is trusted (default 10000)"),
     ("RQ_WARM_DETACH", "0: warm in the querying process, after the answer"),
+    ("RQ_BRANCH_BUDGET_MS", "how long a search waits for git's branch files (default 10)"),
     ("RQ_THEME", "the picker's default theme"),
     ("RQ_MCP_MAX_CHARS", "the character budget of one MCP reply (default 20000)"),
     ("VISUAL, EDITOR", "the editor the picker and --open open"),
@@ -90,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=int, default=None, metavar="N", help="at most N results (default 20)"
     )
     q.add_argument("--all-repos", action="store_true", help="search every indexed repository")
+    q.add_argument(
+        "--anchor",
+        metavar="FILE:LINE[:COL]",
+        default=None,
+        help="rank from here: definitions enclosing the line, then near the file, first",
+    )
     q.add_argument("-C", dest="cwd", metavar="DIR", default=None, help="run as if started in DIR")
     q.add_argument(
         "--wait",

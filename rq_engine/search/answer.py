@@ -79,6 +79,7 @@ class Answer(Record):
         "interrupted",
         "note",
         "not_read",
+        "boost_note",
     )
     hits: list[Hit]
     outcome: str
@@ -88,6 +89,7 @@ class Answer(Record):
     interrupted: bool
     note: str
     not_read: tuple[tuple[str, int], ...]
+    boost_note: str  # why a context boost did not apply ("branch boost skipped: …"), or ""
 
     def __init__(
         self,
@@ -99,6 +101,7 @@ class Answer(Record):
         interrupted: bool = False,
         note: str = "",
         not_read: tuple[tuple[str, int], ...] = (),
+        boost_note: str = "",
     ) -> None:
         self.hits = hits
         self.outcome = outcome
@@ -108,6 +111,7 @@ class Answer(Record):
         self.interrupted = interrupted
         self.note = note
         self.not_read = not_read
+        self.boost_note = boost_note
 
 
 def left_ms(deadline: float | None) -> int | None:

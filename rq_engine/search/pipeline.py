@@ -8,8 +8,10 @@ retries → layer 3 paths. Each batch is the full ranked list known so far
 cancel; it stops yielding (the consumer sees the generator end without a final
 batch).
 
-Imports the stdlib, rq_engine.core, rq_engine.search and the plugin registry's
-pure-data helpers only: no tree-sitter, textual, rich or mcp.
+Imports the stdlib, rq_engine.core, rq_engine.search, the plugin registry's
+pure-data helpers and index/gitstate's native ref readers (search/branch.py)
+only: no tree-sitter, textual, rich or mcp (an anchor file the index does not
+hold is parsed live, and only then is a parser loaded).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 
+from rq_engine.core.identity import git_dir
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
     MAX_FUZZY_LEAF,
@@ -31,6 +34,7 @@ from rq_engine.core.scoring import (
     skeleton,
 )
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
+from rq_engine.search import branch
 from rq_engine.search import retrieval as rt
 from rq_engine.search.rank import (
     EXACT_ROWS,
@@ -44,6 +48,10 @@ from rq_engine.search.rank import (
 from rq_engine.search.retrieval import Row
 from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
 from rq_engine.store.repos import locate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.search.anchor import Anchor, AnchorScope
 
 # Caps on what one query decodes and scores in Python (~5 µs a row scored).
 FUZZY_NAMES = 400  # names from the first-letter scan
@@ -65,7 +73,12 @@ class Searcher:
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, cwd: str | os.PathLike[str], *, all_repos: bool = False
+        self,
+        conn: sqlite3.Connection,
+        cwd: str | os.PathLike[str],
+        *,
+        all_repos: bool = False,
+        anchor: Anchor | None = None,
     ) -> None:
         self.conn = conn
         self.cwd = os.path.abspath(cwd)
@@ -94,6 +107,40 @@ class Searcher:
         self.repo_ids = list(self._roots)
         self._projects = {rid: project_name(ident) for rid, ident in self._idents.items()}
         self._ctors = constructor_names()
+        self.anchor = anchor
+        self._anchor_scope: AnchorScope | None = None
+        self._anchor_resolved = False
+        self._branch_probe: branch.Probe | None = None
+
+    # ------------------------------------------------------------------ context
+
+    def branch_probe(self) -> branch.Probe:
+        """The current checkout's branch files, started on first use (a search's start,
+        so git, when it must be asked, runs while layer 1 reads the index). Once per
+        Searcher: the faces make one per query."""
+        if self._branch_probe is None:
+            gd = git_dir(self.root) if self.repo_id is not None else None
+            self._branch_probe = branch.probe(self.root, gd)
+        return self._branch_probe
+
+    def anchor_scope(self) -> AnchorScope | None:
+        """The anchor resolved once per Searcher (None: no anchor, or outside the
+        searched repositories)."""
+        if not self._anchor_resolved:
+            self._anchor_resolved = True
+            if self.anchor is not None:
+                from rq_engine.search.anchor import resolve  # (only a query with an anchor)
+
+                self._anchor_scope = resolve(self.conn, self._roots, self.anchor)
+        return self._anchor_scope
+
+    def boost_note(self) -> str:
+        """Why a boost did not apply, for a face to say (empty when nothing to say).
+        Never waits: a search that scored nothing asked nothing of git's answer."""
+        bf = self._branch_probe.decided() if self._branch_probe is not None else None
+        return (
+            f"branch boost skipped: {bf.note}" if bf is not None and bf.state == "skipped" else ""
+        )
 
     # ------------------------------------------------------------------ public
 
@@ -137,6 +184,10 @@ class _Run(Ranking):
         self.cancel = cancel
         self.t0 = time.perf_counter()
         self.now = time.time()
+        # started before layer 1 reads anything; waited for (bounded) at the first score
+        self.branch = (
+            s.branch_probe() if q.leaf and not q.looks_like_path and s.repo_id is not None else None
+        )
         self.pool: dict[int, _Entry] = {}
         self.seen_names: set[str] = set()
         self.scope_files: set[int] = set()  # files declaring the scope's last name

@@ -26,6 +26,7 @@ from rq_engine.search.types import Batch, CancelToken, Hit, Score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rq_engine.search.branch import Probe
     from rq_engine.search.pipeline import Searcher
 
 EXACT_ROWS = 2000  # rows of names equal to the query (`__init__` has ~10k in CPython)
@@ -60,6 +61,7 @@ class Ranking:
     _compiled: dict[str, bool]
     _memo: dict[tuple[int, bool], tuple[_Entry, Scored | None]]
     now: float  # unix seconds, read once per query: every candidate ages against it
+    branch: Probe | None  # the current checkout's branch files (None: not asked)
 
     def _scope_retries(self) -> list[Hit]:
         """No candidate answered the scope: constructor owner, `.` wildcard, scope typo,
@@ -162,12 +164,25 @@ class Ranking:
         return _cand(r, self.s._projects.get(r.repository_id, ""))
 
     def _boosts(self, r: Row) -> Boosts:
-        """Recency from the stored touch time (no stat, no git here) and, when several
-        repositories are searched, whether the row is in the one searched from."""
+        """Recency from the stored touch time (no stat, no git here); when several
+        repositories are searched, whether the row is in the one searched from; the
+        branch's mark on the row's file (current repository only); the anchor's
+        enclosing levels and proximity (its repository only)."""
         s = self.s
+        mark = ""
+        if self.branch is not None and r.repository_id == s.repo_id:
+            mark = self.branch.result().mark(r.path)
+        levels, same_file, steps = 0, False, None
+        scope = s.anchor_scope()
+        if scope is not None:
+            levels, same_file, steps = scope.facts(r.repository_id, r.path, r.parent)
         return Boosts(
             age_days=(self.now - r.touched) / 86400.0 if r.touched else None,
             current_repo=len(s.repo_ids) > 1 and r.repository_id == s.repo_id,
+            branch=mark,
+            enclosing=levels,
+            anchor_file=same_file,
+            anchor_steps=steps,
         )
 
     def _extra(self, e: _Entry) -> list[tuple[str, float]]:

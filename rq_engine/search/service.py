@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from rq_engine.index.stats import IndexProgress
+    from rq_engine.search.anchor import Anchor
     from rq_engine.search.live import LiveIndex
 
 # A search watching another process warm re-reads every POLL_INTERVAL: coarse
@@ -82,9 +83,11 @@ class QueryService:
         db_path: str | os.PathLike[str] | None = None,
         source: str = "cli",
         conn: sqlite3.Connection | None = None,
+        anchor: Anchor | None = None,
     ) -> None:
         self.cwd = os.path.abspath(cwd)  # a str: pathlib stays off the hot path
         self.all_repos = all_repos
+        self.anchor = anchor  # where queries are asked from (--anchor; an editor's cursor)
         self.db_path = db_path
         self.source = source
         self._conn = conn
@@ -105,7 +108,7 @@ class QueryService:
 
     def searcher(self) -> Searcher:
         """A Searcher reading the current coverage (cheap: a few indexed SELECTs)."""
-        return Searcher(self.conn, self.cwd, all_repos=self.all_repos)
+        return Searcher(self.conn, self.cwd, all_repos=self.all_repos, anchor=self.anchor)
 
     def _search(self, s: Searcher, query: str, limit: int) -> list[Hit]:
         final: Batch | None = None
@@ -167,6 +170,7 @@ class QueryService:
         elif outcome == "miss" and s.repo_id is not None and not interrupted:
             outcome, note, not_read = self._unread(s.repo_id)
         a = Answer(hits, outcome, state, s.root, s.repository, interrupted, note, not_read)
+        a.boost_note = s.boost_note()
         self._last = a
         return a
 
@@ -279,6 +283,7 @@ class QueryService:
             if cur.repo_id is None and co is not None:
                 note = f"{co.root} is not indexed yet"
         a = Answer(hits, outcome, state, cur.root, cur.repository, interrupted, note)
+        a.boost_note = s.boost_note()
         self._last = a
         return a
 
