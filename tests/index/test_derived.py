@@ -11,22 +11,25 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rq_engine.index import indexer, pool
 from rq_engine.index.indexer import drop_repository, index_under
 from rq_engine.store import derived, migrations
 from rq_engine.store.db import connect
 from tests.conftest import Repo
 from tests.index.conftest import dump, fts_ok, truth
 
+# docs/INDEXING.md: a pass with at least 200 files to parse takes the bulk (cold) path.
+BULK_FILES = 200
+
 # Names that exercise every key: camel humps, acronyms, digits, joiners, repeated
 # letters, short names, a non-ASCII name.
 FILES = {
-    f"pkg/m{i:02}.py": (
+    f"pkg/m{i:03}.py": (
         f"class HTTPServer{i}Handler:\n    def get_user_by_id(self):\n        pass\n\n"
         f"def parse{i}_v2_JSON():\n    pass\n\n"
         "def ab():\n    pass\n\n"
@@ -34,7 +37,7 @@ FILES = {
         "class Ünïcode:\n    pass\n\n"
         "def validation_error():\n    pass\n"
     )
-    for i in range(40)
+    for i in range(BULK_FILES + 20)
 }
 
 
@@ -57,22 +60,25 @@ def derived_whole(conn: sqlite3.Connection) -> None:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_cold_pass_writes_what_the_drain_would(
-    make_repo: Callable[..., Repo],
-    isolated_home: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    workers: int,
+    make_repo: Callable[..., Repo], isolated_home: Path, workers: int
 ) -> None:
-    repo = make_repo(FILES)
-    # the incremental path: per-row triggers and the drain
-    monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10**9)
+    # the incremental path: the same files indexed in two passes, each below the bulk
+    # threshold, so every row goes through the per-row triggers and the drain
+    first = dict(sorted(FILES.items())[: BULK_FILES // 2])
+    repo = make_repo(first)
     warm = connect(isolated_home / "warm.db")
     s = index_under(warm, repo.root, workers=workers)
-    assert not s.cold
-    # the cold path: triggers suspended, names written from the workers' keys
-    monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10)
+    assert not s.cold and s.files_indexed == len(first)
+    for rel, text in FILES.items():
+        if rel not in first:
+            repo.write(rel, text)
+    s = index_under(warm, repo.root, workers=workers)
+    assert not s.cold and s.files_indexed == len(FILES) - len(first)
+    # the cold path: all of them in one pass, triggers suspended, names written from
+    # the workers' keys
     cold = connect(isolated_home / "cold.db")
     s = index_under(cold, repo.root, workers=workers)
-    assert s.cold and s.complete
+    assert s.cold and s.complete and s.files_indexed == len(FILES)
     assert dump(cold) == dump(warm) == truth(repo.root)
     names = derived_rows(cold)
     assert names == derived_rows(warm)
@@ -80,8 +86,8 @@ def test_a_cold_pass_writes_what_the_drain_would(
     derived_whole(cold)
     fts_ok(cold)
     # and an incremental pass on top of a cold one keeps them in step
-    repo.write("pkg/m00.py", "def brand_new_name():\n    pass\n")
-    (repo.root / "pkg" / "m01.py").unlink()
+    repo.write("pkg/m000.py", "def brand_new_name():\n    pass\n")
+    (repo.root / "pkg" / "m001.py").unlink()
     index_under(cold, repo.root, workers=workers)
     index_under(warm, repo.root, workers=workers)
     assert derived_rows(cold) == derived_rows(warm)
@@ -92,7 +98,7 @@ def test_drop_leaves_no_derived_rows(
     make_repo: Callable[..., Repo], db: sqlite3.Connection
 ) -> None:
     keep = make_repo({"k.py": "def keeper_function():\n    pass\n"}, name="keep")
-    gone = make_repo(FILES, name="gone")
+    gone = make_repo(dict(sorted(FILES.items())[:40]), name="gone")
     index_under(db, keep.root, workers=1)
     s = index_under(db, gone.root, workers=2)
     before = derived_rows(db)
@@ -148,20 +154,31 @@ def test_a_worker_that_dies_fails_its_files_and_the_pass_ends(
     files = {f"m{i:03}.py": f"def fn{i}():\n    pass\n" for i in range(60)}
     files["boom.py"] = "def boom():\n    pass\n"
     repo = make_repo(files)
-    real = pool.parse_job
-
-    def crashing(root: str, job: object, limit: int, seen: object = None) -> object:
-        if getattr(job, "path", "") == "boom.py":
-            os._exit(7)  # a grammar segfault, as far as the parent can tell
-        return real(root, job, limit, seen)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(pool, "parse_job", crashing)
+    crash_on_boom(monkeypatch, exit_code=7)
     s = index_under(db, repo.root, workers=2)
     assert any("boom.py: parse worker died (exit code 7)" in e for e in s.errors)
     indexed = {r[0] for r in db.execute("SELECT path FROM files")}
     assert "boom.py" not in indexed
-    # only the dead worker's chunk is lost; every other file is in
-    assert len(indexed) + s.files_failed == 61 and s.files_failed <= pool.MAX_CHUNK
+    # only the dead worker's chunk is lost (docs/INDEXING.md: a worker takes chunks of
+    # at most 16 files); every other file is in
+    assert len(indexed) + s.files_failed == 61 and 1 <= s.files_failed <= 16
+
+
+def crash_on_boom(monkeypatch: pytest.MonkeyPatch, exit_code: int) -> None:
+    """Make the Python plugin die like a segfaulting grammar on any file defining
+    `boom` — through the plugin seam (registry.plugin(...).extract), which a forked
+    parse worker inherits."""
+    from rq_engine.lang import registry
+
+    plugin = registry.plugin("python")
+    real = plugin.extract
+
+    def extract(source: bytes) -> object:
+        if b"def boom" in source:
+            os._exit(exit_code)
+        return real(source)
+
+    monkeypatch.setattr(plugin, "extract", extract)
 
 
 def test_a_write_under_someone_elses_suspension_keeps_fts_and_names_whole(
@@ -196,10 +213,9 @@ def test_a_pass_repaired_under_it_keeps_its_names(
     """Someone took the cold pass for dead and repaired it: what the pass writes after
     the repair (its symbols through the restored triggers, its names directly) must
     end whole, and its resume must not undo the repair."""
-    import json
-
     from rq_engine.index import fts
     from rq_engine.store.writes import transaction
+    from tests.conftest import rq_bin
 
     repo = make_repo({"a.py": "def early_name():\n    pass\n"})
     index_under(db, repo.root, workers=1)
@@ -207,10 +223,17 @@ def test_a_pass_repaired_under_it_keeps_its_names(
     sus = fts.suspend(db)
     assert sus is not None
     cold = derived.ColdNames(rid)
-    with transaction(db):  # what a repair by another process does
-        raw = db.execute("SELECT value FROM meta WHERE key = 'fts_suspended'").fetchone()[0]
-        fts._restore(db, json.loads(raw), rebuild=True)
-    derived.drain(db)
+    # Another rq takes this pass for dead: the marker's owner is stamped with another
+    # process start time (what a reused pid looks like), so the next pass repairs.
+    db.execute(
+        "UPDATE meta SET value = json_set(value, '$.start', json_extract(value, '$.start') + 1)"
+        " WHERE key = 'fts_suspended'"
+    )
+    other = subprocess.run(
+        [*rq_bin(), "--index", str(repo.root)], capture_output=True, text=True, timeout=120
+    )
+    assert other.returncode == 0, other.stderr
+    assert db.execute("SELECT count(*) FROM meta WHERE key = 'fts_suspended'").fetchone() == (0,)
     with transaction(db):  # the pass goes on: a batch with a new name
         fid = db.execute("SELECT id FROM files").fetchone()[0]
         db.execute(

@@ -7,12 +7,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-import pytest
-
-from rq_engine.index import indexer
 from rq_engine.index.indexer import index_under
 from tests.conftest import ROOT, Repo
 from tests.index.conftest import dump, fts_ok, truth
+
+# docs/INDEXING.md: a pass with at least 200 files to parse takes the bulk (cold) path.
+BULK_FILES = 200
 
 
 def _match(conn: sqlite3.Connection, trigram: str) -> set[str]:
@@ -34,20 +34,16 @@ def _repo(make_repo: Callable[..., Repo], n: int, name: str = "repo") -> Repo:
 
 
 def test_cold_pass_fills_fts_once_and_restores_triggers(
-    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+    make_repo: Callable[..., Repo], db: sqlite3.Connection
 ) -> None:
-    monkeypatch.setattr(indexer, "COLD_MIN_FILES", 10)
     other = _repo(make_repo, 12, "other")
     index_under(db, other.root, workers=1)  # a second repository already in the FTS table
-    repo = make_repo({f"n{i:03}.py": f"def gadget{i}():\n    pass\n" for i in range(30)}, name="r2")
-    s = index_under(
-        db,
-        repo.root,
-        workers=1,
-    )
-    assert s.cold and s.complete and s.files_indexed == 30
+    n = BULK_FILES + 10
+    repo = make_repo({f"n{i:03}.py": f"def gadget{i}():\n    pass\n" for i in range(n)}, name="r2")
+    s = index_under(db, repo.root, workers=1)
+    assert s.cold and s.complete and s.files_indexed == n
     fts_ok(db)
-    assert _match(db, "gad") == {f"gadget{i}" for i in range(30)}
+    assert _match(db, "gad") == {f"gadget{i}" for i in range(n)}
     assert len(_match(db, "idg")) == 12  # the other repository's rows are intact
     # the next, incremental pass goes through the triggers again
     repo.write("n000.py", "def doohickey():\n    pass\n")

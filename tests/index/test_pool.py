@@ -13,6 +13,7 @@ from rq_engine.index.indexer import index_under
 from rq_engine.index.parse import Job
 from tests.conftest import Repo
 from tests.index.conftest import dump, truth
+from tests.index.test_derived import crash_on_boom
 
 FILES = {f"m{i:03}.py": f"class K{i}:\n    def m{i}(self):\n        pass\n" for i in range(120)}
 
@@ -63,18 +64,15 @@ def test_workers_that_all_die_with_tickets_unsent_fail_their_files(
 ) -> None:
     """No reader is left for the tickets still to send: the pass reports every file
     failed instead of raising BrokenPipeError (which the CLI takes for a closed stdout)."""
-    repo = make_repo(FILES)
+    repo = make_repo({rel: text + "\n\ndef boom():\n    pass\n" for rel, text in FILES.items()})
     real = pool._send_tickets
 
     def one_at_a_time(fd: int, tickets: memoryview) -> memoryview:
         blocked = real(fd, tickets[:4])
         return tickets if blocked else tickets[4:]
 
-    def crash(root: str, job: object, limit: int, seen: object = None) -> object:
-        os._exit(9)
-
     monkeypatch.setattr(pool, "_send_tickets", one_at_a_time)
-    monkeypatch.setattr(pool, "parse_job", crash)
+    crash_on_boom(monkeypatch, exit_code=9)  # every file defines boom: every worker dies
     s = index_under(db, repo.root, workers=2)
     assert s.files_failed == 120 and s.files_indexed == 0
     assert any("parse worker died (exit code 9)" in e for e in s.errors)
@@ -98,7 +96,7 @@ def test_closing_early_never_hangs_on_a_parent_that_handles_sigterm(
     big = {f"b{i:03}.py": defs for i in range(200)}
     repo = make_repo(big)
     script = f"""
-import signal, sys, time
+import os, signal, sys, time
 sys.path.insert(0, {str(ROOT)!r})
 signal.signal(signal.SIGTERM, lambda *a: None)
 from rq_engine.index import pool
@@ -106,7 +104,25 @@ from rq_engine.index.parse import Job
 jobs = [Job(p, "python", None) for p in {sorted(big)!r}]
 results = pool.parse_all({str(repo.root)!r}, jobs, 1 << 20, 2, stop_poll=0.05)
 next(r for r in results if r is not None)
-time.sleep(1.5)  # the workers fill their pipes meanwhile
+# wait until every worker is blocked writing to its full result pipe (the kernel's
+# wait channel says so), however long parsing takes on this machine
+me = os.getpid()
+def workers():
+    kids = set()
+    for tid in os.listdir(f"/proc/{{me}}/task"):
+        with open(f"/proc/{{me}}/task/{{tid}}/children") as f:
+            kids.update(f.read().split())
+    return kids
+def blocked(pid):
+    try:
+        with open(f"/proc/{{pid}}/wchan") as f:
+            return "pipe_write" in f.read()
+    except FileNotFoundError:
+        return False
+deadline = time.monotonic() + 120  # bounds a failure only
+while not (workers() and all(blocked(pid) for pid in workers())):
+    assert time.monotonic() < deadline, "the workers never filled their pipes"
+    time.sleep(0.01)
 results.close()
 print("closed")
 """

@@ -5,29 +5,93 @@ trailing-comment rule per definition (rq_engine/lang/python.py). The reference
 below is the plain walk it replaced: every block and compound statement is
 visited, and every visited node whose last named child is a comment records
 that comment's end.
+
+The reference is independent of the plugin: its rules (which statements hold
+statements, which annotations make a constant or a type alias, what a dunder
+and a private name are) are written here from the Python language reference and
+the `typing` docs, not imported, so a mistake in the plugin's own tables shows.
+Only the tree-sitter parse is shared.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import subprocess
+from typing import Any
 
 import pytest
 
-from rq_engine.core.model import Kind, Symbol
-from rq_engine.lang import _common, grammar
-from rq_engine.lang.python import _DESCEND, _FINAL_OR_ALIAS, PythonPlugin, _dunder, visibility
+from rq_engine.core.model import Kind, Symbol, Visibility
+from rq_engine.lang import grammar
+from rq_engine.lang.python import PythonPlugin
 from tests.conftest import corpus
 from tests.lang.golden_tables import FIXTURES
 
+Node = Any  # a tree-sitter node
+
 _MODULE, _CLASS, _FUNCTION = 0, 1, 2
+
+# Nodes whose children may be statements: the compound statements of the language
+# reference (8. Compound statements: if/elif/else, try/except/except*/finally, with,
+# for, while, match/case), a block, a decorated def/class, an expression statement
+# (tree-sitter-python hangs assignments under it), and tree-sitter's ERROR
+# recovery node, which may wrap any of them.
+DESCEND = frozenset(
+    {
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "try_statement",
+        "except_clause",
+        "except_group_clause",
+        "finally_clause",
+        "with_statement",
+        "for_statement",
+        "while_statement",
+        "match_statement",
+        "case_clause",
+        "block",
+        "decorated_definition",
+        "expression_statement",
+        "ERROR",
+    }
+)
+# PEP 591 `Final` and PEP 613 `TypeAlias`, bare or through the typing modules (or
+# the customary `import typing as t`): `X: Final = 1` is a constant, `X: TypeAlias
+# = int` a type.
+ANNOTATION = re.compile(rb"(?:(?:typing|typing_extensions|t)\.)?(Final|TypeAlias)\b")
+
+
+def dunder(name: str) -> bool:
+    """`__x__`: a special name (language reference 2.3.2), neither private nor a constant."""
+    return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+def visibility(name: str) -> Visibility:
+    """PEP 8: a leading underscore marks a name internal; special names are not."""
+    return Visibility.PRIVATE if name[:1] == "_" and not dunder(name) else Visibility.PUBLIC
+
+
+def text(source: bytes, node: Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def first_line(node: Node) -> int:
+    return int(node.start_point[0]) + 1
+
+
+def last_line(node: Node) -> int:
+    """1-based inclusive: a node ending at column 0 ends with the line before."""
+    row, col = node.end_point
+    return int(row) if col == 0 and row > node.start_point[0] else int(row) + 1
 
 
 def reference(source: bytes) -> list[Symbol]:
     tree = grammar.parse("python", source)
-    found: list[tuple[int, str, Kind, _common.Node, str | None]] = []
+    found: list[tuple[int, str, Kind, Node, str | None]] = []
     trailing: set[int] = set()
-    todo: list[tuple[_common.Node, str | None, int]] = [(tree.root_node, None, _MODULE)]
+    todo: list[tuple[Node, str | None, int]] = [(tree.root_node, None, _MODULE)]
     while todo:
         container, parent, scope = todo.pop()
         children = container.named_children
@@ -39,14 +103,14 @@ def reference(source: bytes) -> list[Symbol]:
                 name_node = node.child_by_field_name("name")
                 if name_node is None:
                     continue
-                name = _common.text(source, name_node)
+                name = text(source, name_node)
                 if kind_name == "class_definition":
                     kind, inner = Kind.CLASS, _CLASS
                 else:
                     kind, inner = (Kind.METHOD if scope == _CLASS else Kind.FUNCTION), _FUNCTION
                 found.append((node.start_byte, name, kind, node, parent))
                 todo.append((node, f"{parent}.{name}" if parent else name, inner))
-            elif kind_name in _DESCEND:
+            elif kind_name in DESCEND:
                 todo.append((node, parent, scope))
             elif scope == _FUNCTION:
                 continue
@@ -55,16 +119,16 @@ def reference(source: bytes) -> list[Symbol]:
                     left = node.child_by_field_name("left")
                     right = node.child_by_field_name("right")
                     if left is not None and left.type == "identifier":
-                        name = _common.text(source, left)
+                        name = text(source, left)
                         ann = node.child_by_field_name("type")
                         k: Kind | None = None
                         if right is not None and right.type == "lambda":
                             k = Kind.METHOD if scope == _CLASS else Kind.FUNCTION
                         elif ann is not None and (
-                            m := _FINAL_OR_ALIAS.match(source, ann.start_byte, ann.end_byte)
+                            m := ANNOTATION.match(source, ann.start_byte, ann.end_byte)
                         ):
-                            k = Kind.TYPE if m.group(3) == b"TypeAlias" else Kind.CONSTANT
-                        elif name.isupper() and not _dunder(name):
+                            k = Kind.TYPE if m.group(1) == b"TypeAlias" else Kind.CONSTANT
+                        elif name.isupper() and not dunder(name):
                             k = Kind.CONSTANT
                         if k is not None:
                             found.append((node.start_byte, name, k, node, parent))
@@ -72,28 +136,28 @@ def reference(source: bytes) -> list[Symbol]:
             elif kind_name == "type_alias_statement":
                 left = node.child_by_field_name("left")
                 if left is not None:
-                    name = _common.text(source, left).split("[", 1)[0].strip()
+                    name = text(source, left).split("[", 1)[0].strip()
                     found.append((node.start_byte, name, Kind.TYPE, node, parent))
     found.sort(key=lambda item: item[0])
     out = []
     for _, name, kind, node, parent in found:
-        end_line = _common.last_line(node)
+        end_line = last_line(node)
         if node.end_byte in trailing and node.type in ("function_definition", "class_definition"):
             end_line = _end_line(node, trailing)
-        line = _common.first_line(node)
+        line = first_line(node)
         out.append(Symbol(name, kind, line, end_line, parent, visibility(name), "python"))
     return out
 
 
-def _end_line(node: _common.Node, trailing: set[int]) -> int:
+def _end_line(node: Node, trailing: set[int]) -> int:
     while node.end_byte in trailing:
         last = node.named_child(node.named_child_count - 1)
         while last is not None and last.type == "comment":
             last = last.prev_named_sibling
         if last is None:
-            return _common.first_line(node)
+            return first_line(node)
         node = last
-    return _common.last_line(node)
+    return last_line(node)
 
 
 CASES = [
@@ -114,6 +178,10 @@ CASES = [
     b"",
     b"#",
     b"def",
+    # the oracle's own naming rules: constants, type aliases, dunders, private names
+    b"X: Final = 1\nY: typing.TypeAlias = int\nz: t.Final[int] = 2\n__all__ = []\nMAX = 3\n"
+    b"_HIDDEN = 4\nclass _C:\n    LIMIT = 5\n    f = lambda self: 0\n    def __init__(self): pass\n"
+    b"type Pair[T] = tuple[T, T]\nN: int = 7\nfinal: Final = 8\n",
 ]
 
 

@@ -68,18 +68,19 @@ def _at(hits: list[Hit]) -> list[str]:
 def test_plain_directory_ranks_as_the_index_would(tmp_path: Path) -> None:
     plain = _write(tmp_path / "plain", PLAIN)
     store = tmp_path / "elsewhere" / "index.db"
-    expected_top = {  # query: (top hit, the pipeline layer that found it)
+    expected_top = {  # query: (top hit, its match quality as --explain names it)
         "ConfigLoader": ("app/config.py:1", "exact"),
         "RequestHand": ("app/server.py:1", "prefix"),
         "WidgteRenderer": ("lib/widget.rb:1", "typo"),
         "ParseConfig": ("cmd/main.go:3", "exact"),  # and Python's parse_config below it
-        "srvopts": ("cmd/main.go:7", "fuzzy"),
+        "srvopts": ("cmd/main.go:7", "subseq"),
     }
-    for query, (top, layer) in expected_top.items():
+    for query, (top, quality) in expected_top.items():
         live = scan(plain, query, limit=10)
         assert live.complete and live.files == 4, query
         assert live.hits, query
-        assert _at(live.hits)[0] == top and live.hits[0].layer == layer, (query, live.hits)
+        assert _at(live.hits)[0] == top, (query, live.hits)
+        assert quality in dict(live.hits[0].score.parts), (query, live.hits[0].score)
         # the same hits, scores and order as the engine over a real index of the directory
         assert live.hits == _indexed_hits(store, plain, query), query
         for h in live.hits:

@@ -156,7 +156,9 @@ def test_strong_exact_ends_the_pipeline_in_one_batch(
 ) -> None:
     conn, repo = store
     batches = list(Searcher(conn, repo.root).search("Shape"))
-    assert len(batches) == 1 and batches[0].final and batches[0].layer == "exact"
+    assert len(batches) == 1 and batches[0].final
+    top = batches[0].hits[0]
+    assert (top.name, "exact") == ("Shape", top.score.parts[0][0])
 
 
 def test_cancel_stops_without_raising(store: tuple[sqlite3.Connection, Repo]) -> None:

@@ -1,0 +1,500 @@
+"""How definitions rank, through the search API: a query in, ranked hits and their
+explained parts out (the same `Score.parts` `--explain`, the picker and MCP show).
+
+One real git repository, indexed once by the real `rq --index`, answered by the
+QueryService every face calls. Feature names and weights are docs/scoring.md's;
+no matcher or feature function is called directly here (test_scoring.py holds
+the scorer's own unit tests).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from rq_engine.core.scoring import KIND_WEIGHTS, WEIGHTS
+from rq_engine.search.answer import Wait
+from rq_engine.search.service import QueryService
+from rq_engine.search.types import Hit
+from tests.conftest import git, rq_bin
+
+PY_NAMES = """\
+class RefundProcessor:
+    pass
+
+
+def render_to_string(template):
+    return template
+
+
+def runPromise():
+    pass
+
+
+class ValidationError:
+    pass
+
+
+class HashWithIndifferentAccess:
+    pass
+
+
+class ObjectDoesNotExist:
+    pass
+
+
+class BehaviorSubject:
+    pass
+
+
+class ForeignKey:
+    pass
+
+
+class ContextView:
+    pass
+
+
+class AboutTemplateAttributeView:
+    pass
+
+
+class AbstractContextManager:
+    pass
+
+
+class HttpResponse:
+    pass
+
+
+class Semaphore:
+    pass
+
+
+class TcpListener:
+    pass
+
+
+class ContentTag:
+    pass
+
+
+class ParseGodepsJSON:
+    pass
+
+
+def dataclass():
+    pass
+
+
+def as_view():
+    pass
+
+
+def abd():
+    pass
+
+
+def select():
+    pass
+
+
+def behavior():
+    pass
+
+
+def matchAll():
+    pass
+
+
+def dbOnce():
+    pass
+
+
+def do_test_trashcan_python_class():
+    pass
+
+
+def concurrentTxExecTest():
+    pass
+
+
+def belongs_to():
+    pass
+"""
+
+CORPUS = {
+    "names/words.py": PY_NAMES,
+    "io/streams.py": "class AsyncWrite:\n    pass\n\n\nclass AsyncWriteExt:\n    pass\n",
+    "lib/record.rb": "class Record\n  def save!\n  end\nend\n",
+    "lib/tag_helper.rb": "module TagHelper\n  def content_tag\n  end\nend\n",
+    "lib/foo/bar.rb": "module Foo\n  class Bar\n    def baz\n    end\n  end\nend\n",
+    "src/zod.ts": "export class $ZodObject {}\n",
+    "src/text.ts": "export function utf8Decode(b: string) {\n  return b;\n}\n",
+    "src/assoc.ts": "export function BelongsTo() {\n  return 1;\n}\n",
+    "case/table.py": (
+        "class Table:\n    def Symbol(self):\n        pass\n\n    def symbol(self):\n        pass\n"
+    ),
+    "kinds/shapes.py": "class Foo:\n    pass\n",
+    "mm/page.c": "#define PAGE_SIZE 4096\n#define LIST_HEAD(name) int name\n",
+    "mm/size.c": "int page_size(void) {\n  return 0;\n}\n",
+    "fs/dcache.c": "struct dentry {\n  int d_flags;\n};\n",
+    "lib/test_printf.c": "void dentry(void) {\n}\n",
+    "vis/Pub.java": "public class Pub {\n  public void foo() {}\n  public void foobar() {}\n}\n",
+    "vis/Priv.java": "public class Priv {\n  private void foo() {}\n}\n",
+    "package/src/internal/Subject.ts": "export class Subject {}\n",
+    "package/dist/types/internal/Subject.d.ts": "export declare class Subject {}\n",
+    "tests/admin/tests.py": "class ModelAdmin:\n    pass\n",
+    "src/net/http/serve_test.go": "package http\n\ntype Server struct{}\n",
+    "a/b/c/d/e/f/g/h.py": "def deep_thing():\n    pass\n",
+    "django/managers.py": (
+        "class BaseManager:\n    def get_queryset(self):\n        pass\n\n\n"
+        "class GenericRelatedObjectManager:\n    def get_queryset(self):\n        pass\n"
+    ),
+    "src/strings/strings.go": "package strings\n\nfunc Split(s string) []string {\n\treturn nil\n}\n",
+    "src/sync/mutex.go": "package sync\n\ntype Mutex struct{}\n\nfunc (m *Mutex) Lock() {}\n",
+    "src/net/http/client.go": "package http\n\ntype Client struct{}\n\nfunc (c *Client) Do() {}\n",
+    "orm/model.py": (
+        "class Model:\n    def save(self):\n        pass\n\n\n"
+        "def make():\n    class LocalModel:\n        def save(self):\n            pass\n\n"
+        "    return LocalModel\n"
+    ),
+    "collections/__init__.py": "def namedtuple():\n    pass\n\n\nclass deque:\n    pass\n",
+    "package/src/Effect.ts": "export function gen() {\n  return 1;\n}\n",
+    "package/src/internal/effect.ts": "export function gen() {\n  return 2;\n}\n",
+    "_pydecimal.py": "class Context:\n    pass\n",
+    "pip/_internal/req.py": "class Req:\n    pass\n",
+}
+
+Ask = Callable[[str], list[Hit]]
+
+
+@pytest.fixture(scope="module")
+def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
+    """Answer a query in the corpus repository (named `effect`: its project name)."""
+    base = tmp_path_factory.mktemp("ranking")
+    root = base / "effect"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for rel, text in CORPUS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "corpus")
+    home = base / "home"
+    env = {**os.environ, "RQ_HOME": str(home), "RQ_CACHE": str(base / "cache")}
+    r = subprocess.run(
+        [*rq_bin(), "--index", str(root)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    service = QueryService(root, db_path=home / "index.db")
+
+    def answer(query: str) -> list[Hit]:
+        a = service.answer(query, limit=50, wait=Wait(0))
+        assert a.state == "complete", (query, a)
+        return a.hits
+
+    yield answer
+    service.close()
+
+
+def find(hits: list[Hit], name: str, path: str | None = None) -> Hit:
+    for h in hits:
+        if h.name == name and (path is None or h.path == path):
+            return h
+    raise AssertionError(f"{name} ({path}) not among {[(h.name, h.path) for h in hits]}")
+
+
+def names(hits: list[Hit]) -> set[str]:
+    return {h.name for h in hits}
+
+
+def parts(h: Hit) -> dict[str, float]:
+    return dict(h.score.parts)
+
+
+def quality(h: Hit) -> str:
+    """The match quality --explain names first: exact, prefix, abbrev, subseq or typo."""
+    return h.score.parts[0][0]
+
+
+def order(hits: list[Hit]) -> list[tuple[str, str]]:
+    return [(h.path, h.name) for h in hits]
+
+
+# --- words ---------------------------------------------------------------------
+
+
+def test_word_starts_follow_camel_snake_acronyms_digits_and_sigils(ask: Ask) -> None:
+    for q, name in [
+        ("hwia", "HashWithIndifferentAccess"),
+        ("rp", "RefundProcessor"),
+        ("rts", "render_to_string"),
+        ("zodobj", "$ZodObject"),
+        ("u8d", "utf8Decode"),
+    ]:
+        assert quality(find(ask(q), name)) == "abbrev", (q, name)
+
+
+def test_a_query_matches_only_in_order(ask: Ask) -> None:
+    assert find(ask("valerr"), "ValidationError")
+    assert "ValidationError" not in names(ask("errval"))
+
+
+# --- match quality ---------------------------------------------------------------
+
+
+def test_exact_beats_prefix_beats_abbreviation_beats_subsequence(ask: Ask) -> None:
+    got = []
+    for q in ("refundprocessor", "refundproc", "rp", "rfndprcssr"):
+        h = find(ask(q), "RefundProcessor")
+        got.append((quality(h), h.score.total))
+    assert [g[0] for g in got] == ["exact", "prefix", "abbrev", "subseq"]
+    totals = [g[1] for g in got]
+    assert totals == sorted(totals, reverse=True) and len(set(totals)) == 4
+
+
+def test_joiners_left_out_score_fifty_behind_the_spelled_out_name(ask: Ask) -> None:
+    spelled = find(ask("render_to_string"), "render_to_string")
+    joined = find(ask("rendertostring"), "render_to_string")
+    assert quality(spelled) == quality(joined) == "exact"
+    assert spelled.score.total - joined.score.total == -WEIGHTS["separators"] == 50
+    assert parts(joined)["separators"] == -50 and "separators" not in parts(spelled)
+    # and the other way round: joiners added to a camelCase name
+    assert parts(find(ask("run_promise"), "runPromise"))["separators"] == -50
+
+
+def test_other_characters_are_part_of_the_name(ask: Ask) -> None:
+    # D19: `save` is not an exact match of Ruby's `save!`
+    assert quality(find(ask("save"), "save!")) == "prefix"
+
+
+def test_prefix_prefers_the_shorter_completion(ask: Ask) -> None:
+    assert order(ask("AsyncWri"))[:2] == [
+        ("io/streams.py", "AsyncWrite"),
+        ("io/streams.py", "AsyncWriteExt"),
+    ]
+
+
+def test_abbreviation_runs_start_at_word_starts(ask: Ask) -> None:
+    for q, name in [
+        ("valerr", "ValidationError"),
+        ("hwia", "HashWithIndifferentAccess"),
+        ("objdne", "ObjectDoesNotExist"),
+        ("bsubj", "BehaviorSubject"),
+    ]:
+        assert quality(find(ask(q), name)) == "abbrev", (q, name)
+
+
+def test_intra_word_fuzz_is_a_subsequence_and_marks_the_letters(ask: Ask) -> None:
+    h = find(ask("frgnkey"), "ForeignKey")
+    assert quality(h) == "subseq"
+    assert h.positions == (0, 2, 5, 6, 7, 8, 9)  # F o r e i g n K e y: what the picker bolds
+    assert "".join(h.name[i] for i in h.positions).lower() == "frgnkey"
+
+
+def test_letters_before_the_first_word_start_earn_nothing(ask: Ask) -> None:
+    # D15: `ata` lies inside `dataclass` but never reaches a word start
+    assert "dataclass" not in names(ask("ata"))
+    assert quality(find(ask("cview"), "ContextView")) == "abbrev"
+
+
+def test_orphan_letters_do_not_match(ask: Ask) -> None:
+    # the p of Template cannot stand for a word whose start was skipped
+    assert "AboutTemplateAttributeView" not in names(ask("apiview"))
+
+
+# --- typos -----------------------------------------------------------------------
+
+
+def test_a_swap_is_one_edit(ask: Ask) -> None:
+    for q, name in [
+        ("selcet", "select"),
+        ("behaviour", "behavior"),
+        ("Semahpore", "Semaphore"),
+        ("ForiegnKey", "ForeignKey"),
+    ]:
+        h = find(ask(q), name)
+        assert quality(h) == "typo" and parts(h)["typo_edit"] == WEIGHTS["typo_edit"], (q, h)
+
+
+def test_a_near_miss_is_found_and_three_edits_are_not(ask: Ask) -> None:
+    one = find(ask("HttpRepsonse"), "HttpResponse")
+    assert quality(one) == "typo" and parts(one)["typo_edit"] == WEIGHTS["typo_edit"]
+    assert "HttpResponse" not in names(ask("HtRepsonsx"))  # three edits
+
+
+def test_short_queries_get_fewer_edits(ask: Ask) -> None:
+    assert "as_view" not in names(ask("apiview"))  # 7 letters: one edit only
+    assert "abd" not in names(ask("abc"))  # under 4 letters: none
+
+
+def test_a_literal_match_is_not_taken_for_a_typo(ask: Ask) -> None:
+    h = ask("select")[0]
+    assert (h.name, quality(h)) == ("select", "exact") and "typo_edit" not in parts(h)
+
+
+def test_a_near_miss_keeps_its_first_letter(ask: Ask) -> None:
+    assert "matchAll" not in names(ask("catchAll"))
+    assert "dbOnce" not in names(ask("debounce"))  # two edits need ten letters
+
+
+# --- case, kind, visibility -------------------------------------------------------
+
+
+def test_uppercase_query_rewards_the_same_spelling(ask: Ask) -> None:
+    hits = ask("Symbol")
+    upper, lower = find(hits, "Symbol", "case/table.py"), find(hits, "symbol", "case/table.py")
+    assert parts(upper)["case"] == WEIGHTS["case"] and "case" not in parts(lower)
+    assert hits.index(upper) < hits.index(lower)
+
+
+def test_lowercase_query_is_case_agnostic(ask: Ask) -> None:
+    hits = ask("symbol")
+    assert parts(find(hits, "Symbol")) == parts(find(hits, "symbol"))
+
+
+def test_case_counts_letters_not_joiners(ask: Ask) -> None:
+    # an UPPER_SNAKE query is spelled like the macro, not like the function
+    hits = ask("PAGE_SIZE")
+    assert parts(find(hits, "PAGE_SIZE"))["case"] == WEIGHTS["case"]
+    assert "case" not in parts(find(hits, "page_size"))
+    assert parts(find(ask("LIST_HEAD"), "LIST_HEAD"))["case"] == WEIGHTS["case"]
+
+
+def test_a_kind_word_prefers_that_kind(ask: Ask) -> None:
+    hits = ask("struct dentry")
+    struct, func = find(hits, "dentry", "fs/dcache.c"), find(hits, "dentry", "lib/test_printf.c")
+    assert struct.kind == "struct" and func.kind == "function"
+    assert parts(struct)["kind_word"] == WEIGHTS["kind_word"] and "kind_word" not in parts(func)
+    assert hits.index(struct) < hits.index(func)
+
+
+def test_kind_weight_and_visibility_tiebreak(ask: Ask) -> None:
+    assert parts(find(ask("Foo"), "Foo", "kinds/shapes.py"))["kind"] == KIND_WEIGHTS["class"]
+    hits = ask("foo")
+    pub, priv = find(hits, "foo", "vis/Pub.java"), find(hits, "foo", "vis/Priv.java")
+    assert (pub.visibility, priv.visibility) == ("public", "private")
+    assert parts(priv)["visibility"] == WEIGHTS["private"] and "visibility" not in parts(pub)
+    assert pub.score.total - priv.score.total == -WEIGHTS["private"]
+    # a tiebreaker, never a filter: a private exact match still beats a public prefix
+    assert hits.index(priv) < hits.index(find(hits, "foobar", "vis/Pub.java"))
+
+
+# --- path ------------------------------------------------------------------------
+
+
+def test_path_features_prefer_canonical_sources(ask: Ask) -> None:
+    hits = ask("Subject")
+    src = find(hits, "Subject", "package/src/internal/Subject.ts")
+    dist = find(hits, "Subject", "package/dist/types/internal/Subject.d.ts")
+    assert parts(dist)["path_generated"] == WEIGHTS["path_generated"]
+    assert "path_generated" not in parts(src) and parts(src)["path_name"] == WEIGHTS["path_name"]
+    assert hits.index(src) < hits.index(dist)
+    assert parts(find(ask("ModelAdmin"), "ModelAdmin"))["path_test"] == WEIGHTS["path_test"]
+    assert parts(find(ask("Server"), "Server"))["path_test"] == WEIGHTS["path_test"]
+    assert parts(find(ask("deep_thing"), "deep_thing"))["path_depth"] == WEIGHTS["path_depth_cap"]
+
+
+def test_path_scoring_tiebreaks(ask: Ask) -> None:
+    # a package entry file speaks for its directory
+    assert "path_depth" not in parts(find(ask("namedtuple"), "namedtuple"))
+    hits = ask("gen")
+    entry = find(hits, "gen", "package/src/Effect.ts")  # the file named after the project
+    internal = find(hits, "gen", "package/src/internal/effect.ts")
+    assert parts(entry)["path_project"] == WEIGHTS["path_project"]
+    assert parts(internal)["path_internal"] == WEIGHTS["path_internal"]
+    assert hits.index(entry) < hits.index(internal)
+    tag = find(ask("content_tag"), "content_tag", "lib/tag_helper.rb")
+    assert parts(tag)["path_parent"] == WEIGHTS["path_parent"]
+
+
+def test_private_modules_take_the_private_path_penalty(ask: Ask) -> None:
+    assert parts(find(ask("Context"), "Context"))["path_private"] == WEIGHTS["path_private"]
+    assert parts(find(ask("Req"), "Req"))["path_private"] == WEIGHTS["path_private"]
+    assert "path_private" not in parts(find(ask("deque"), "deque"))
+
+
+# --- qualifier ---------------------------------------------------------------------
+
+
+def test_scope_chain_must_end_the_parent(ask: Ask) -> None:
+    for q in ("Foo::Bar#baz", "Foo::Bar.baz", "Bar.baz"):
+        assert parts(find(ask(q), "baz"))["scope"] == WEIGHTS["scope"], q
+    # `Foo` is not where baz's parent chain ends: no scope answered
+    assert "scope" not in parts(find(ask("Foo.baz"), "baz"))
+
+
+def test_scope_suffix_prefers_the_closer_parent(ask: Ask) -> None:
+    hits = ask("Manager.get_queryset")
+    base = find(hits, "get_queryset", "django/managers.py")
+    far = [h for h in hits if h.name == "get_queryset" and h is not base][0]
+    assert base.parent == "BaseManager" and far.parent == "GenericRelatedObjectManager"
+    assert parts(base)["scope_suffix"] > parts(far)["scope_suffix"] > 0
+    assert hits.index(base) < hits.index(far)
+
+
+def test_scope_may_name_the_package(ask: Ask) -> None:
+    h = find(ask("strings.Split"), "Split")
+    assert parts(h)["scope_path"] == WEIGHTS["scope_path"]
+
+
+def test_scope_typo_forgives_two_edits(ask: Ask) -> None:
+    for q in ("Mutx.Lock", "Mutexx.Lock"):
+        assert parts(find(ask(q), "Lock"))["scope_typo"] == WEIGHTS["scope_typo"], q
+    assert "scope_typo" not in parts(find(ask("Mtxqq.Lock"), "Lock"))
+
+
+def test_package_qualified_scope_chain(ask: Ask) -> None:
+    assert parts(find(ask("http.Client.Do"), "Do"))["scope"] == WEIGHTS["scope"]
+    assert "scope" not in parts(find(ask("rpc.Client.Do"), "Do"))
+
+
+def test_scope_typo_after_a_package_head(ask: Ask) -> None:
+    assert parts(find(ask("http.Clinet.Do"), "Do"))["scope_typo"] == WEIGHTS["scope_typo"]
+
+
+def test_nesting_penalises_definitions_deep_inside_others(ask: Ask) -> None:
+    hits = ask("save")
+    method = find(hits, "save", "orm/model.py")
+    local = [h for h in hits if h.name == "save" and h.path == "orm/model.py" and h is not method]
+    assert method.parent == "Model" and "nesting" not in parts(method)
+    assert len(local) == 1 and parts(local[0])["nesting"] == WEIGHTS["nesting"]
+    assert hits.index(method) < hits.index(local[0])
+
+
+def test_the_total_is_the_sum_of_the_explained_parts(ask: Ask) -> None:
+    for h in ask("Manager.get_queryset"):
+        assert abs(h.score.total - sum(v for _, v in h.score.parts)) < 1e-9
+
+
+# --- what a fuzzy match may not claim ---------------------------------------------
+
+
+def test_a_match_may_not_skip_an_inner_word(ask: Ask) -> None:
+    assert "ParseGodepsJSON" not in names(ask("ParseJSON"))
+    hits = ask("dtclass")
+    assert "do_test_trashcan_python_class" not in names(hits) and "dataclass" in names(hits)
+
+
+def test_case_sensitive_query_does_not_claim_humps_with_lowercase_letters(ask: Ask) -> None:
+    # `Contxet` says one word: its t, x, e may not stand for Tx, Exec, Test
+    assert "concurrentTxExecTest" not in names(ask("Contxet"))
+    assert "concurrentTxExecTest" in names(ask("contxet"))  # lowercase: agnostic
+    assert quality(find(ask("TcpLstnr"), "TcpListener")) == "subseq"
+
+
+def test_a_typed_joiner_the_name_lacks_costs_the_separator_penalty(ask: Ask) -> None:
+    hits = ask("belogns_to")
+    snake, camel = find(hits, "belongs_to"), find(hits, "BelongsTo")
+    assert quality(snake) == quality(camel) == "typo"
+    assert parts(camel)["separators"] == WEIGHTS["separators"] and "separators" not in parts(snake)
+    fuzzy = find(ask("cntnt_tag"), "ContentTag")
+    assert parts(fuzzy)["separators"] == WEIGHTS["separators"]
+
+
+def test_a_miss_is_empty(ask: Ask) -> None:
+    assert ask("Zebra") == []
