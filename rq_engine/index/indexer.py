@@ -93,7 +93,20 @@ def drop_repository(conn: sqlite3.Connection, root: Path) -> writes.Dropped | No
             fresh.forget(conn, writes.checkout_roots(conn, rid))
             dropped = writes.delete_repository(conn, rid)
         derived.after_batch(conn, rid)
+    _drop_text_cache(conn, rid)
     return dropped
+
+
+def _drop_text_cache(conn: sqlite3.Connection, rid: int) -> None:
+    """The dropped repository's text-ranker generations go with it (they could never
+    be served again: a new repository row gets a new sequence)."""
+    import shutil
+
+    from rq_engine.store.paths import text_cache_dir
+
+    row = conn.execute("SELECT value FROM meta WHERE key = 'store_uuid'").fetchone()
+    if row is not None:
+        shutil.rmtree(text_cache_dir(str(row[0]), rid), ignore_errors=True)
 
 
 def index_under(

@@ -309,18 +309,23 @@ def _needs(
 
 
 def _spawn(root: str | os.PathLike[str]) -> int:
-    """`python -m rq_engine --warm ROOT` in its own session, stdio on /dev/null and no
-    other descriptor inherited: a pipe the caller's shell left open on fd 5 would
-    otherwise keep that pipe's reader waiting for the warmer. Python opens its own
-    descriptors close-on-exec; those it inherited are marked so here (this process
-    execs nothing else that needs them). posix_spawn, not subprocess: ~4 ms less on
-    the hit that hands off, and safe from the picker's threads."""
+    """`python -m rq_engine --warm ROOT`, detached."""
+    return spawn_detached([sys.executable, "-m", "rq_engine", "--warm", os.fspath(root)])
+
+
+def spawn_detached(argv: list[str]) -> int:
+    """`argv` in its own session, stdio on /dev/null and no other descriptor
+    inherited: a pipe the caller's shell left open on fd 5 would otherwise keep that
+    pipe's reader waiting for the child. Python opens its own descriptors
+    close-on-exec; those it inherited are marked so here (this process execs nothing
+    else that needs them). posix_spawn, not subprocess: ~4 ms less on the hit that
+    hands off, and safe from the picker's threads."""
     _no_inherited_fds()
     null = os.open(os.devnull, os.O_RDWR)
     try:
         pid = os.posix_spawn(
-            sys.executable,
-            [sys.executable, "-m", "rq_engine", "--warm", os.fspath(root)],
+            argv[0],
+            argv,
             dict(os.environ),
             file_actions=[(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)],
             setsid=True,

@@ -1,12 +1,12 @@
 """search_text: the text ranker over the code graph, as `rq --text --json` answers it, bounded.
 
-Until the text query service of issue 8 lands, this is the current `rq --text`
-path, step for step: bring the repository up to date under the same freshness
-rules (a never-indexed or warming index is warmed to complete within the wait
-policy; what moved since the last verdict is reindexed), realize the graph
-from the index, rank with the session's TextService (it keeps its rankers, so
-an edit that leaves the lexical projection alone reuses the postings),
-revalidate the files behind the results, render each result as the CLI does.
+The `rq --text` path, step for step: bring the repository up to date under the
+same freshness rules (a never-indexed or warming index is warmed to complete
+within the wait policy; what moved since the last verdict is reindexed), ask
+the text query service (bm25-v1 through the persisted cache, like the CLI;
+full-scan-v1 and `all_repos` realize the graph and rank with the session's
+TextService, which keeps its rankers), revalidate the files behind the
+results, render each result as the CLI does.
 
 Runs in the engine process; never imports mcp.
 """
@@ -23,7 +23,7 @@ from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import RANKERS, TEXT_DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
-from rq_engine.text.service import open_live
+from rq_engine.text.service import BM25, open_live, query_live
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,12 +52,16 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     )
     handoff = cmd_text._bring_up(ns, cwd)  # type: ignore[arg-type]
     try:
-        real = open_live(cwd, all_repos=sess.all_repos)
+        if ranker == BM25 and not sess.all_repos:
+            # the persisted cache (an exact hit reads a few postings, never the graph)
+            answer = query_live(cwd, words, profile=ranker, limit=limit)
+        else:
+            real = open_live(cwd, all_repos=sess.all_repos)
+            answer = sess.text.query(real, words, profile=ranker, limit=limit)
     except RqError as e:
         if e.code != ExitCode.WARMING:
             raise
         return _not_yet(words, ranker, e.message), _warm(sess, handoff)
-    answer = sess.text.query(real, words, profile=ranker, limit=limit)
     answer = cmd_text._revalidate(ns, answer, cwd, limit)  # type: ignore[arg-type]
     real = answer.realization
     ranking = answer.ranking

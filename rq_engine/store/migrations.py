@@ -426,3 +426,28 @@ def m009_files_unread(conn: sqlite3.Connection) -> None:
 
 
 STEPS.append(("m009_files_unread", m009_files_unread))
+
+
+# --- m010: the text cache's change log ---------------------------------------------
+#
+# A persisted text-ranker generation (rq_engine/text/cache) is bound to one state of
+# a repository's rows. Every write of a file's symbols (and every file deletion)
+# appends the path here and stamps the repository with the new sequence number in
+# the same transaction, so `(store, repository, text_seq)` names that state exactly
+# and the paths logged after a generation's number are exactly what its delta must
+# re-read. AUTOINCREMENT: a number is never reused, even after a repository is
+# dropped and indexed again. `store_uuid` tells two index files apart (a deleted and
+# recreated $RQ_HOME never matches an old cache).
+M010_TEXT_CHANGES = """
+CREATE TABLE text_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    repository_id INTEGER NOT NULL,
+    path TEXT NOT NULL
+);
+CREATE INDEX idx_text_changes_repo ON text_changes(repository_id, seq);
+ALTER TABLE repositories ADD COLUMN text_seq INTEGER NOT NULL DEFAULT 0;
+INSERT OR IGNORE INTO meta(key, value) VALUES ('store_uuid', lower(hex(randomblob(16))));
+INSERT OR IGNORE INTO meta(key, value) VALUES ('text_changes_floor', '0');
+"""
+
+STEPS.append(("m010_text_changes", M010_TEXT_CHANGES))

@@ -50,6 +50,11 @@ def rq_cache() -> Path:
     return Path(xdg) / "rq"
 
 
+def text_cache_dir(store_uuid: str, repository_id: int) -> Path:
+    """One repository's text-ranker generations (rq_engine/text/cache/store.py)."""
+    return rq_cache() / "text" / f"{store_uuid}-{repository_id}"
+
+
 def index_db_file() -> str:
     return os.path.join(home_dir(), "index.db")
 

@@ -131,10 +131,42 @@ def file_states(
 def delete_files(conn: sqlite3.Connection, file_ids: Iterable[int]) -> int:
     """Delete files and their symbols. Returns the number of symbol rows removed."""
     removed = 0
+    gone: dict[int, list[str]] = {}
     for fid in file_ids:
         removed += conn.execute("DELETE FROM symbols WHERE file_id = ?", (fid,)).rowcount
-        conn.execute("DELETE FROM files WHERE id = ?", (fid,))
+        row = conn.execute(
+            "DELETE FROM files WHERE id = ? RETURNING repository_id, path", (fid,)
+        ).fetchone()
+        if row is not None:
+            gone.setdefault(int(row[0]), []).append(str(row[1]))
+    for rid, paths in gone.items():
+        log_text_changes(conn, rid, paths)
     return removed
+
+
+# The change log keeps at least this many recent writes; a text cache generation
+# older than what is left is rebuilt in full instead of updated.
+TEXT_LOG_KEEP = 200_000
+
+
+def log_text_changes(conn: sqlite3.Connection, repository_id: int, paths: Sequence[str]) -> None:
+    """Record that these paths' symbols changed (inside the writer's transaction): the
+    repository's `text_seq` then names its new state (m010, rq_engine/text/cache)."""
+    if not paths:
+        return
+    conn.executemany(
+        "INSERT INTO text_changes(repository_id, path) VALUES (?, ?)",
+        [(repository_id, p) for p in paths],
+    )
+    seq = int(conn.execute("SELECT last_insert_rowid()").fetchone()[0])
+    conn.execute("UPDATE repositories SET text_seq = ? WHERE id = ?", (seq, repository_id))
+    if seq % 4096 < len(paths) and seq > TEXT_LOG_KEEP:  # now and then: keep it bounded
+        cut = seq - TEXT_LOG_KEEP
+        conn.execute("DELETE FROM text_changes WHERE seq <= ?", (cut,))
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE key = 'text_changes_floor' AND CAST(value AS INTEGER) < ?",
+            (str(cut), cut),
+        )
 
 
 def touch_file(conn: sqlite3.Connection, file_id: int, mtime: int, size: int) -> None:
@@ -192,6 +224,7 @@ def write_files(
             for n, k, v, line, end, parent in rows
         )
     conn.executemany(_INSERT_SYMBOL, sym)
+    log_text_changes(conn, repository_id, [it[0] for it in items])
     return ids
 
 
@@ -308,6 +341,7 @@ def delete_repository(conn: sqlite3.Connection, repository_id: int) -> Dropped:
     n_sym = conn.execute("DELETE FROM symbols WHERE repository_id = ?", (repository_id,)).rowcount
     n_files = conn.execute("DELETE FROM files WHERE repository_id = ?", (repository_id,)).rowcount
     conn.execute("DELETE FROM coverage WHERE repository_id = ?", (repository_id,))
+    conn.execute("DELETE FROM text_changes WHERE repository_id = ?", (repository_id,))
     n_co = conn.execute("DELETE FROM checkouts WHERE repository_id = ?", (repository_id,)).rowcount
     conn.execute("DELETE FROM repositories WHERE id = ?", (repository_id,))
     return Dropped(identity, n_co, n_files, n_sym)

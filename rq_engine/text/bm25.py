@@ -17,9 +17,9 @@ import functools
 import heapq
 import math
 from array import array
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
+from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Graph
 from rq_engine.text.query import (
@@ -34,8 +34,15 @@ from rq_engine.text.query import (
 )
 from rq_engine.text.rerank import Adjusted, QueryShape, RerankProfile, UnitWeights, adjust
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
 
-@dataclass(frozen=True, slots=True)
+if TYPE_CHECKING:
+    from rq_engine.text.rerank import GraphView, Key
+
+
+@value
 class Bm25Profile:
     """The versioned profile: every number that changes a ranking is here, under one id."""
 
@@ -86,55 +93,142 @@ class Bm25Profile:
 PROFILE = Bm25Profile()
 
 
+class Weigher:
+    """A document's weighted term frequencies and length under a profile: the one
+    definition both the in-memory index and the persisted cache build from.
+
+    tf(term) = sum over fields of weight x count; length = sum of weight x field
+    length. Kind and path terms are shared by many documents: their part is
+    computed once per distinct (kind, path) and copied (a C-level dict copy).
+    """
+
+    def __init__(self, profile: Bm25Profile = PROFILE) -> None:
+        self.wn, self.wq, self.wk, self.wp = (
+            dict(profile.weights).get(f, 0) for f in lexical.FIELDS
+        )
+        self.an = lexical.FieldAnalyzer()
+        self._shared: dict[tuple[str | None, str | None], tuple[dict[str, int], int]] = {}
+
+    def __call__(self, d: lexical.LexicalDocument) -> tuple[dict[str, int], int, str, str]:
+        """(tf by term, length, compact name, compact qualified name)."""
+        an, wn, wq = self.an, self.wn, self.wq
+        name_t, qual_t, name_n, qual_n, cn, cq = an.own(d)
+        base = self._shared.get((d.kind, d.path))
+        if base is None:
+            _, _, kind_t, path_t = an.fields(d)
+            _, _, kind_n, path_n = an.lengths(d)
+            btf: dict[str, int] = {}
+            for t in kind_t:
+                btf[t] = btf.get(t, 0) + self.wk
+            for t in path_t:
+                btf[t] = btf.get(t, 0) + self.wp
+            base = (btf, self.wk * kind_n + self.wp * path_n)
+            self._shared[(d.kind, d.path)] = base
+        tf = dict(base[0])
+        for t in name_t:
+            tf[t] = tf.get(t, 0) + wn
+        for t in qual_t:
+            tf[t] = tf.get(t, 0) + wq
+        return tf, base[1] + wn * name_n + wq * qual_n, cn, cq
+
+
+def norm_k(profile: Bm25Profile, dl: int, avgdl: float) -> float:
+    """K of a document: k1 * (1 - b + b * dl / avgdl) (k1 alone over an empty corpus)."""
+    return profile.k1 * (1.0 - profile.b + profile.b * dl / avgdl) if avgdl else profile.k1
+
+
+def twin_key(path: str | None, qualified: str | None) -> tuple[str, bool] | None:
+    """The key a compiled or declaration twin shares with its source, and whether this
+    document is the derived side; None when its file can have no twin.
+
+    A twin is the same qualified name in a file of the same stem as a source file
+    (dist/Effect.js, Effect.d.ts, types.cjs and x.pyi beside Effect.ts, types.ts,
+    x.py). It is read from path and qualified name only, so it belongs to the
+    lexical projection.
+    """
+    if path is None or qualified is None:
+        return None
+    fam = twin_family(path)
+    if fam is None:
+        return None
+    return f"{fam[0]}\x00{fam[1]}\x00{qualified}", fam[2]
+
+
+class Twins:
+    """Derived -> source stable ID over documents added in stable-ID order (the first
+    source of a key, by stable ID, is the one a twin is a copy of)."""
+
+    def __init__(self) -> None:
+        self.sources: dict[str, str] = {}
+        self.twins: list[tuple[str, str]] = []
+
+    def add(self, doc_id: str, path: str | None, qualified: str | None) -> None:
+        tk = twin_key(path, qualified)
+        if tk is None:
+            return
+        if tk[1]:
+            self.twins.append((tk[0], doc_id))
+        else:
+            self.sources.setdefault(tk[0], doc_id)
+
+    def derived(self) -> dict[str, str]:
+        return {i: self.sources[k] for k, i in self.twins if k in self.sources}
+
+
+if TYPE_CHECKING:
+
+    class Postings(Protocol):
+        """What `rank` reads of a bm25-v1 index: in memory (Bm25Index) or a persisted,
+        identity-bound cache generation (rq_engine/text/cache). Keys are `Key`s."""
+
+        profile: Bm25Profile
+        n_docs: int
+        avgdl: float
+
+        @property
+        def length(self) -> Mapping[Key, int]: ...
+
+        @property
+        def derived(self) -> Mapping[Key, str]: ...
+
+        def has(self, term: str) -> bool: ...
+
+        def df(self, term: str) -> int: ...
+
+        def idf(self, term: str) -> float: ...
+
+        def pids(self, term: str) -> Sequence[Key]: ...
+
+        def saturated(self, term: str) -> Sequence[float]: ...
+
+        def best(self, term: str) -> Key: ...
+
+        def impact_order(self, term: str) -> Sequence[Key]: ...
+
+        def exact(self, compact: str) -> set[Key]: ...
+
+
 class Bm25Index:
     """Postings term -> (stable IDs, precomputed saturated tf) over one lexical projection."""
 
     def __init__(self, docs: Sequence[lexical.LexicalDocument], profile: Bm25Profile = PROFILE):
         self.profile = profile
-        wn, wq, wk, wp = (dict(profile.weights).get(f, 0) for f in lexical.FIELDS)
-        an = lexical.FieldAnalyzer()
+        weigh = Weigher(profile)
         ids: list[str] = []
         lengths: list[int] = []
         raw: dict[str, tuple[list[str], array[int]]] = {}
         self.by_name: dict[str, list[str]] = {}
         self.by_qualified: dict[str, list[str]] = {}
-        # kind and path terms are shared by many documents: their weighted tf is
-        # counted once per distinct value and copied (a C-level dict copy).
-        shared: dict[tuple[str | None, str | None], tuple[dict[str, int], int]] = {}
-        sources: dict[tuple[str, str, str], str] = {}
-        twins: list[tuple[tuple[str, str, str], str]] = []
+        twins = Twins()
         prev: str | None = None
         for d in sorted(docs, key=lambda d: d.id):
             if d.id == prev:
                 raise lexical.DuplicateDocument(f"duplicate stable ID {d.id!r}")
             prev = d.id
-            if d.path is not None and d.qualified is not None:
-                fam = twin_family(d.path)
-                if fam is not None:
-                    key = (fam[0], fam[1], d.qualified)
-                    if fam[2]:
-                        twins.append((key, d.id))
-                    else:
-                        sources.setdefault(key, d.id)
-            name_t, qual_t, name_n, qual_n, cn, cq = an.own(d)
-            base = shared.get((d.kind, d.path))
-            if base is None:
-                _, _, kind_t, path_t = an.fields(d)
-                _, _, kind_n, path_n = an.lengths(d)
-                btf: dict[str, int] = {}
-                for t in kind_t:
-                    btf[t] = btf.get(t, 0) + wk
-                for t in path_t:
-                    btf[t] = btf.get(t, 0) + wp
-                base = (btf, wk * kind_n + wp * path_n)
-                shared[(d.kind, d.path)] = base
-            tf = dict(base[0])
-            for t in name_t:
-                tf[t] = tf.get(t, 0) + wn
-            for t in qual_t:
-                tf[t] = tf.get(t, 0) + wq
+            twins.add(d.id, d.path, d.qualified)
+            tf, length, cn, cq = weigh(d)
             ids.append(d.id)
-            lengths.append(base[1] + wn * name_n + wq * qual_n)
+            lengths.append(length)
             for t, c in tf.items():
                 p = raw.get(t)
                 if p is None:
@@ -146,19 +240,14 @@ class Bm25Index:
                 self.by_name.setdefault(cn, []).append(d.id)
             if cq:
                 self.by_qualified.setdefault(cq, []).append(d.id)
-        # A compiled or declaration twin: the same qualified name in a file of the
-        # same stem as a source file (dist/Effect.js, Effect.d.ts, types.cjs and
-        # x.pyi beside Effect.ts, types.ts, x.py). It is read from path and
-        # qualified name only, so it belongs to the lexical projection.
-        self.derived: dict[str, str] = {i: sources[k] for k, i in twins if k in sources}
+        self.derived: dict[str, str] = twins.derived()
         self.n_docs = len(ids)
         self.total_length = sum(lengths)
         self.avgdl = self.total_length / self.n_docs if self.n_docs else 0.0
         self.length: dict[str, int] = dict(zip(ids, lengths, strict=True))
-        k1, b, avgdl = profile.k1, profile.b, self.avgdl
-        # K per document: k1 * (1 - b + b * dl / avgdl).
+        avgdl = self.avgdl
         self.norm_k: dict[str, float] = {
-            i: k1 * (1.0 - b + b * dl / avgdl) if avgdl else k1 for i, dl in self.length.items()
+            i: norm_k(profile, dl, avgdl) for i, dl in self.length.items()
         }
         self.postings: dict[str, tuple[list[str], array[int]]] = raw
         # Per term, computed on first use and kept: the saturated tf*(k1+1)/(tf+K)
@@ -184,9 +273,7 @@ class Bm25Index:
         on the first query that overflows the ceiling with it, and kept."""
         order = self._impact.get(term)
         if order is None:
-            pids = self.postings[term][0]
-            sat = self.saturated(term)
-            order = [i for _, i in sorted(zip(sat, pids, strict=True), key=lambda x: (-x[0], x[1]))]
+            order = impact_of(self.postings[term][0], self.saturated(term))
             self._impact[term] = order
         return order
 
@@ -194,10 +281,7 @@ class Bm25Index:
         """The term's best candidate: highest saturated tf, first stable ID on a tie."""
         b = self._best.get(term)
         if b is None:
-            pids = self.postings[term][0]
-            sat = self.saturated(term)
-            top = max(sat)
-            b = min(i for i, s in zip(pids, sat, strict=True) if s == top)
+            b = best_of(self.postings[term][0], self.saturated(term))
             self._best[term] = b
         return b
 
@@ -222,90 +306,116 @@ class Bm25Index:
                 out[i] = out.get(i, 0.0) + w * s
         return out
 
+    def has(self, term: str) -> bool:
+        return term in self.postings
+
+    def pids(self, term: str) -> Sequence[str]:
+        return self.postings[term][0]
+
+    def exact(self, compact: str) -> set[str]:
+        """Documents whose compact name or qualified name is `compact` (always admitted)."""
+        return set(self.by_name.get(compact, ())) | set(self.by_qualified.get(compact, ()))
+
     def search(
         self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
     ) -> Ranking:
-        """Rank, accept, and keep the best `limit` (all when None); `total` counts all accepted."""
-        prof = self.profile
-        # Rarest terms first: they admit the fewest, most telling candidates; a
-        # term that would push the candidate set past the ceiling only re-scores
-        # what is already admitted (plus the protected documents).
-        terms = sorted((t for t in q.cover if t in self.postings), key=lambda t: (self.df(t), t))
-        exact = set(self.by_name.get(q.compact, ())) | set(self.by_qualified.get(q.compact, ()))
-        acc: dict[str, float] = {}
-        mask: dict[str, int] = {}
-        truncated = False
-        qw = query_weights(q, prof.joined_weight)
-        weight_of = UnitWeights([self.idf(u) for u in q.units])
-        total_idf = weight_of.total
-        need = prof.min_coverage * total_idf - 1e-9
-        # Units still reachable from term k on (this term and every commoner one):
-        # a document first met at term k can cover at most these.
-        reach = [0] * (len(terms) + 1)
-        for k in range(len(terms) - 1, -1, -1):
-            reach[k] = reach[k + 1] | q.cover[terms[k]]
-        for k, t in enumerate(terms):
-            pids = self.postings[t][0]
-            sat = self.saturated(t)
-            w = self.idf(t) * qw[t]
-            m = q.cover[t]
-            if len(acc) + len(pids) <= prof.ceiling:
-                for i, s in zip(pids, sat, strict=True):
-                    acc[i] = acc.get(i, 0.0) + w * s
-                    mask[i] = mask.get(i, 0) | m
-                continue
-            # Over the ceiling: admit this term's strongest new documents (highest
-            # saturated tf, then stable ID) into the room left, plus the protected
-            # ones; everything already admitted is still re-scored.
-            room = prof.ceiling - len(acc)
-            admit = exact | {self.best(t)}
-            if weight_of(reach[k]) < need:
-                # No document first met here can be accepted on its own words, so
-                # refusing them cuts nothing: re-score, admit only the protected.
-                pass
-            elif room > 0:
-                for i in self.impact_order(t):
-                    if i not in acc and i not in admit:
-                        if room == 0:
-                            truncated = True
-                            break
-                        admit.add(i)
-                        room -= 1
-            elif any(i not in acc and i not in admit for i in pids):
-                truncated = True
+        return rank(self, graph, q, explain=explain, limit=limit)
+
+
+def rank(
+    ix: Postings, graph: GraphView, q: TextQuery, *, explain: bool = False, limit: int | None = None
+) -> Ranking:
+    """Rank, accept, and keep the best `limit` (all when None); `total` counts all accepted."""
+    prof = ix.profile
+    # Rarest terms first: they admit the fewest, most telling candidates; a
+    # term that would push the candidate set past the ceiling only re-scores
+    # what is already admitted (plus the protected documents).
+    terms = sorted((t for t in q.cover if ix.has(t)), key=lambda t: (ix.df(t), t))
+    exact = ix.exact(q.compact)
+    acc: dict[str, float] = {}
+    mask: dict[str, int] = {}
+    truncated = False
+    qw = query_weights(q, prof.joined_weight)
+    weight_of = UnitWeights([ix.idf(u) for u in q.units])
+    total_idf = weight_of.total
+    need = prof.min_coverage * total_idf - 1e-9
+    # Units still reachable from term k on (this term and every commoner one):
+    # a document first met at term k can cover at most these.
+    reach = [0] * (len(terms) + 1)
+    for k in range(len(terms) - 1, -1, -1):
+        reach[k] = reach[k + 1] | q.cover[terms[k]]
+    for k, t in enumerate(terms):
+        pids = ix.pids(t)
+        sat = ix.saturated(t)
+        w = ix.idf(t) * qw[t]
+        m = q.cover[t]
+        if len(acc) + len(pids) <= prof.ceiling:
             for i, s in zip(pids, sat, strict=True):
-                if i in acc or i in admit:
-                    acc[i] = acc.get(i, 0.0) + w * s
-                    mask[i] = mask.get(i, 0) | m
-        adjusted = adjust(
-            graph, QueryShape(q), prof.rerank(), acc, mask, weight_of, need, self.derived, explain
+                acc[i] = acc.get(i, 0.0) + w * s
+                mask[i] = mask.get(i, 0) | m
+            continue
+        # Over the ceiling: admit this term's strongest new documents (highest
+        # saturated tf, then stable ID) into the room left, plus the protected
+        # ones; everything already admitted is still re-scored.
+        room = prof.ceiling - len(acc)
+        admit = exact | {ix.best(t)}
+        if weight_of(reach[k]) < need:
+            # No document first met here can be accepted on its own words, so
+            # refusing them cuts nothing: re-score, admit only the protected.
+            pass
+        elif room > 0:
+            for i in ix.impact_order(t):
+                if i not in acc and i not in admit:
+                    if room == 0:
+                        truncated = True
+                        break
+                    admit.add(i)
+                    room -= 1
+        elif any(i not in acc and i not in admit for i in pids):
+            truncated = True
+        for i, s in zip(pids, sat, strict=True):
+            if i in acc or i in admit:
+                acc[i] = acc.get(i, 0.0) + w * s
+                mask[i] = mask.get(i, 0) | m
+    adjusted = adjust(
+        graph, QueryShape(q), prof.rerank(), acc, mask, weight_of, need, ix.derived, explain
+    )
+    accepted: list[tuple[float, str, int]] = []
+    for i, adj in adjusted.items():
+        covered = mask[i] | adj.gained
+        if weight_of(covered) < need:
+            continue
+        accepted.append((-adj.score, i, covered))
+    if limit is not None and limit < len(accepted):
+        shown = heapq.nsmallest(limit, accepted)  # (−score, stable ID): IDs are unique
+    else:
+        shown = sorted(accepted)
+    results = [
+        Ranked(i, -neg, acc[i], adjusted[i].structure, cov, weight_of(cov) / total_idf)
+        for neg, i, cov in shown
+    ]
+    ranking = Ranking(
+        prof.id, results, truncated=truncated, candidates=len(acc), total=len(accepted)
+    )
+    if not results:
+        best = max((weight_of(mask[i]) / total_idf for i in acc), default=0.0)
+        ranking.no_answer = (
+            f"no node accounts for {prof.min_coverage:.0%} of the query (best covers {best:.0%})"
         )
-        accepted: list[tuple[float, str, int]] = []
-        for i, adj in adjusted.items():
-            covered = mask[i] | adj.gained
-            if weight_of(covered) < need:
-                continue
-            accepted.append((-adj.score, i, covered))
-        if limit is not None and limit < len(accepted):
-            shown = heapq.nsmallest(limit, accepted)  # (−score, stable ID): IDs are unique
-        else:
-            shown = sorted(accepted)
-        results = [
-            Ranked(i, -neg, acc[i], adjusted[i].structure, cov, weight_of(cov) / total_idf)
-            for neg, i, cov in shown
-        ]
-        ranking = Ranking(
-            prof.id, results, truncated=truncated, candidates=len(acc), total=len(accepted)
-        )
-        if not results:
-            best = max((weight_of(mask[i]) / total_idf for i in acc), default=0.0)
-            ranking.no_answer = (
-                f"no node accounts for {prof.min_coverage:.0%} of the query"
-                f" (best covers {best:.0%})"
-            )
-        if explain:
-            ranking.results = [_with_explain(self, graph, q, r, adjusted[r.id]) for r in results]
-        return ranking
+    if explain:
+        ranking.results = [_with_explain(ix, graph, q, r, adjusted[r.id]) for r in results]
+    return ranking
+
+
+def impact_of(pids: Sequence[Key], sat: Sequence[float]) -> list[Key]:
+    """Postings by saturated tf, strongest first, then key (stable-ID order)."""
+    return [i for _, i in sorted(zip(sat, pids, strict=True), key=lambda x: (-x[0], x[1]))]
+
+
+def best_of(pids: Sequence[Key], sat: Sequence[float]) -> Key:
+    """Highest saturated tf, first key (stable-ID order) on a tie."""
+    top = max(sat)
+    return min(i for i, s in zip(pids, sat, strict=True) if s == top)
 
 
 def query_weights(q: TextQuery, joined: float) -> dict[str, float]:
@@ -341,8 +451,8 @@ def twin_family(path: str) -> tuple[str, str, bool] | None:
 
 
 def _with_explain(
-    index: Bm25Index,
-    graph: Graph,
+    index: Postings,
+    graph: GraphView,
     q: TextQuery,
     r: Ranked,
     adj: Adjusted,
@@ -384,5 +494,5 @@ def _with_explain(
     )
 
 
-def _idf_sum(index: Bm25Index, q: TextQuery, m: int) -> float:
+def _idf_sum(index: Postings, q: TextQuery, m: int) -> float:
     return math.fsum(index.idf(u) for u in q.units_of(m))

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Graph
 from rq_engine.text.query import Explain, FieldPart, Ranked, Ranking, TermPart, TextQuery, popcount
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FullScanProfile:
     id: str = "text-ranker/full-scan-v1"
     weights: tuple[tuple[str, int], ...] = (("name", 3), ("qualified", 2), ("kind", 1), ("path", 1))

@@ -6,9 +6,9 @@ Pure data and small helpers; stdlib + rq_engine.text.lexical only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from rq_engine.core.errors import UsageError
+from rq_engine.core.value import field, value
 from rq_engine.text import lexical
 
 #: A query is a few words; past this many distinct units it is a paragraph, and
@@ -17,7 +17,7 @@ MAX_UNITS = 32
 MAX_QUERY_CHARS = 1024
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TextQuery:
     """An analyzed query. `units` are the words that must be accounted for (coverage);
     `cover` maps every scoring term (units and compounds) to the units it covers."""
@@ -47,7 +47,7 @@ class TextQuery:
         return [u for i, u in enumerate(self.units) if mask >> i & 1]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class FieldPart:
     field: str
     count: int  # occurrences of the term in the field
@@ -55,7 +55,7 @@ class FieldPart:
     contribution: float  # this field's share of the term's score
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TermPart:
     term: str
     idf: float
@@ -64,14 +64,14 @@ class TermPart:
     fields: tuple[FieldPart, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StructurePart:
     child: str  # stable ID of the child that matched
     units: tuple[str, ...]
     contribution: float
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Feature:
     """A named adjustment on top of the lexical score: `op` is "+" (added) or "x" (multiplied)."""
 
@@ -81,7 +81,7 @@ class Feature:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Explain:
     terms: tuple[TermPart, ...]
     structure: tuple[StructurePart, ...] = ()
@@ -89,7 +89,7 @@ class Explain:
     features: tuple[Feature, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Ranked:
     """One ranked node: `score` = `lexical` + `structure`. `mask` = units it covers."""
 
@@ -102,7 +102,7 @@ class Ranked:
     explain: Explain | None = None
 
 
-@dataclass(slots=True)
+@value
 class Ranking:
     """A ranker's whole answer. `results` are accepted, ranked, not yet cut to a limit.
 

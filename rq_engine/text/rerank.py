@@ -11,12 +11,41 @@ from __future__ import annotations
 import functools
 import heapq
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 
+from rq_engine.core.value import value
 from rq_engine.text import lexical
-from rq_engine.text.graph import Graph
+from rq_engine.text.graph import Node
 from rq_engine.text.query import Feature, TextQuery
+
+TYPE_CHECKING = False  # `typing` costs ~2 ms on a text query's start
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+# A document's key while ranking: its stable ID in memory, its order-preserving
+# integer in a persisted cache generation (rq_engine/text/cache). Both sort in
+# stable-ID order, so every tie breaks the same way.
+if TYPE_CHECKING:
+    Key = Any
+else:
+    Key = object
+
+
+if TYPE_CHECKING:
+
+    class GraphView(Protocol):
+        """What the rerank reads of the pinned realization: nodes and containment."""
+
+        @property
+        def by_id(self) -> Mapping[Key, Node]: ...
+
+        @property
+        def children(self) -> Mapping[Key, Sequence[Key]]: ...
+
+        def prefetch(self, keys: Iterable[Key], parents: Iterable[Key]) -> None:
+            """Make `by_id` hold `keys` and `children` hold `parents` (a store-backed
+            view reads them in a few batches instead of one row at a time)."""
+
 
 # Query words that name a kind: `func` asks for a function or a method.
 KIND_WORDS: dict[str, frozenset[str]] = {}
@@ -54,7 +83,7 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_FILE.search(stem))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RerankProfile:
     structure_weight: float  # per child-covered unit, x its IDF
     exact_weight: float  # per spelled unit, x its IDF
@@ -64,12 +93,12 @@ class RerankProfile:
     depth: int  # structure and exact are computed for this many lexical leaders
 
 
-@dataclass(slots=True)
+@value
 class Adjusted:
     score: float
     structure: float
     gained: int  # units its children cover that it lacks
-    kids: list[tuple[str, int]]
+    kids: list[tuple[Key, int]]
     features: list[Feature]
 
 
@@ -123,7 +152,11 @@ def exact_mask(shape: QueryShape, qualified: str) -> tuple[int, str]:
     best, how = 0, ""
     for k in range(1, len(comps) + 1):
         tail = comps[-k:]
+        head = tail[0]
         for start in range(len(words)):
+            # a run spelling `head` begins with its first word: skip the rest unasked
+            if not head.startswith(words[start][0]):
+                continue
             m = _spell(tail, words, start)
             if m is None:
                 continue
@@ -152,16 +185,16 @@ class UnitWeights:
 
 
 def adjust(
-    graph: Graph,
+    graph: GraphView,
     shape: QueryShape,
     prof: RerankProfile,
-    acc: Mapping[str, float],
-    mask: Mapping[str, int],
+    acc: Mapping[Key, float],
+    mask: Mapping[Key, int],
     weight_of: UnitWeights,
     need: float,
-    derived: Mapping[str, str],
+    derived: Mapping[Key, str],
     explain: bool,
-) -> dict[str, Adjusted]:
+) -> dict[Key, Adjusted]:
     """Final scores, (lexical + structure + exact) x priors, of every candidate that can
     still be accepted: a leader (its children may add coverage) or one whose own
     units weigh at least `need`."""
@@ -171,12 +204,13 @@ def adjust(
     leaders = {
         i for i, _ in heapq.nsmallest(prof.depth, acc.items(), key=lambda kv: (-kv[1], kv[0]))
     }
-    out: dict[str, Adjusted] = {}
-    for i, lex in acc.items():
+    out: dict[Key, Adjusted] = {}
+    looked = [i for i in acc if i in leaders or weight_of(mask[i]) >= need]
+    graph.prefetch(looked, [i for i in leaders if full & ~mask[i]])
+    for i in looked:
+        lex = acc[i]
         own = mask[i]
         leader = i in leaders
-        if not leader and weight_of(own) < need:
-            continue
         node = graph.by_id.get(i)
         if node is None:
             raise KeyError(f"posting {i!r} has no node in this realization")
@@ -184,7 +218,7 @@ def adjust(
         add = 0.0
         structure = 0.0
         got = 0
-        kids: list[tuple[str, int]] = []
+        kids: list[tuple[Key, int]] = []
         if leader:
             missing = full & ~own
             if missing:
@@ -230,7 +264,7 @@ def adjust(
     return out
 
 
-def _spells_kind_word(shape: QueryShape, i: str, mask: Mapping[str, int], kind: str) -> bool:
+def _spells_kind_word(shape: QueryShape, i: Key, mask: Mapping[Key, int], kind: str) -> bool:
     """Whether the node covers the query's kind words through its own words (a
     `ClassMethods` module for `class methods`): then the word is a name, not a kind."""
     own = mask.get(i, 0) & shape.kind_mask

@@ -10,46 +10,87 @@ the new graph. Imports the store only inside `open_live`; never a face.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
 
 from rq_engine.core.errors import ExitCode, RqError, UsageError
-from rq_engine.text import bm25, fullscan
-from rq_engine.text.graph import Edge, Graph, Node, load
+from rq_engine.core.value import field, value
+from rq_engine.text import bm25
+from rq_engine.text.graph import Edge, Graph, Node
 from rq_engine.text.query import Ranking, TextQuery
 
-FULL_SCAN = fullscan.PROFILE.id
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+FULL_SCAN = "text-ranker/full-scan-v1"  # fullscan.PROFILE.id (imported when used)
 BM25 = bm25.PROFILE.id
 PROFILES = (FULL_SCAN, BM25)
 DEFAULT = FULL_SCAN
 
 
-class Ranker(Protocol):
-    n_docs: int
+if TYPE_CHECKING:
 
-    def search(
-        self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
-    ) -> Ranking: ...
+    class Ranker(Protocol):
+        n_docs: int
+
+        def search(
+            self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+        ) -> Ranking: ...
+
+    class GraphFacts(Protocol):
+        """What a face reads of an answer's realization: its repository and its nodes."""
+
+        @property
+        def repository(self) -> str: ...
+
+        @property
+        def by_id(self) -> Mapping[str, Node]: ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
+class PinnedView:
+    """The nodes of a cached answer (results, their containers, explained children),
+    read from the pinned generation."""
+
+    repository: str
+    by_id: Mapping[str, Node]
+
+
+@value
+class CacheState:
+    """How a bm25-v1 answer was served (rq_engine/text/cache/manager.py's ladder)."""
+
+    state: str  # hit | delta | edge | rebuilt | memory | off
+    note: str = ""
+    generation: str = ""
+
+
+@value
 class Realization:
     """A pinned graph and where its paths live on disk (repository identity -> checkout root)."""
 
-    graph: Graph
+    graph: Graph | GraphFacts
     roots: dict[str, Path]
     warming: tuple[str, ...] = ()  # repositories whose index is not complete yet
     source: str = "index"  # "index" or the graph.json path
 
+    @property
+    def full(self) -> Graph:
+        """The whole realized graph (an answer served from the cache pins only a view)."""
+        assert isinstance(self.graph, Graph), "a cached answer has no whole graph"
+        return self.graph
 
-@dataclass(slots=True)
+
+@value
 class TextAnswer:
     ranking: Ranking
     realization: Realization
     limit: int | None
     hits: list[tuple[Node, list[Node]]] = field(default_factory=list)  # node, chain
+    cache: CacheState = CacheState("off")
 
     @property
     def profile(self) -> str:
@@ -57,6 +98,8 @@ class TextAnswer:
 
 
 def open_graph_file(path: Path, cwd: Path) -> Realization:
+    from rq_engine.text.graph import load
+
     g = load(path)
     roots: dict[str, Path] = {}
     from rq_engine.core.identity import checkout_for
@@ -78,28 +121,97 @@ def open_live(cwd: Path, all_repos: bool = False) -> Realization:
         if not repos:
             raise RqError("the index holds no repository (run rq --index)", ExitCode.IOERR)
         graphs = [source.realize(conn, r) for r in repos]
-        roots: dict[str, Path] = {}
-        warming: list[str] = []
-        for r in repos:
-            for (root,) in conn.execute(
-                "SELECT c.root_path FROM checkouts c JOIN repositories r ON r.id = c.repository_id"
-                " WHERE r.identity = ? ORDER BY c.id",
-                (r,),
-            ):
-                if os.path.isdir(root):
-                    roots[r] = Path(root)
-                    break
-            st = conn.execute(
-                "SELECT status FROM coverage c JOIN repositories r ON r.id = c.repository_id"
-                " WHERE r.identity = ? AND c.scope = 'full'",
-                (r,),
-            ).fetchone()
-            if st is not None and st[0] != "complete":
-                warming.append(r)
+        roots, warming = _whereabouts(conn, repos)
     finally:
         conn.close()
     g = graphs[0] if len(graphs) == 1 else merge(graphs)
-    return Realization(g, roots, tuple(warming), "index")
+    return Realization(g, roots, warming, "index")
+
+
+def _whereabouts(
+    conn: sqlite3.Connection, repos: list[str]
+) -> tuple[dict[str, Path], tuple[str, ...]]:
+    """Each repository's checkout root on disk, and which are still warming."""
+    roots: dict[str, Path] = {}
+    warming: list[str] = []
+    for r in repos:
+        for (root,) in conn.execute(
+            "SELECT c.root_path FROM checkouts c JOIN repositories r ON r.id = c.repository_id"
+            " WHERE r.identity = ? ORDER BY c.id",
+            (r,),
+        ):
+            if os.path.isdir(root):
+                roots[r] = Path(root)
+                break
+        st = conn.execute(
+            "SELECT status FROM coverage c JOIN repositories r ON r.id = c.repository_id"
+            " WHERE r.identity = ? AND c.scope = 'full'",
+            (r,),
+        ).fetchone()
+        if st is not None and st[0] != "complete":
+            warming.append(r)
+    return roots, tuple(warming)
+
+
+def query_live(
+    cwd: Path,
+    text: str,
+    profile: str | None = None,
+    limit: int | None = 20,
+    explain: bool = False,
+    all_repos: bool = False,
+) -> TextAnswer:
+    """A text query over the cwd's repository as the index holds it now.
+
+    bm25-v1 over one repository goes through the persisted cache (an exact hit
+    reads a few postings and rows, never the whole graph); every other case
+    realizes the graph (open_live) and ranks it in memory."""
+    prof = profile or DEFAULT
+    if prof not in PROFILES:
+        raise UsageError(f"unknown ranker {prof!r} (one of {', '.join(PROFILES)})")
+    if prof != BM25 or all_repos:
+        return TextService(keep=0).query(open_live(cwd, all_repos), text, prof, limit, explain)
+    from rq_engine.store import db
+    from rq_engine.text import source
+    from rq_engine.text.cache import manager
+    from rq_engine.text.cache.manifest import BadGeneration
+
+    q = TextQuery.parse(text)
+    conn = db.connect(readonly=True)
+    try:
+        identity = source.repository_of(conn, cwd)
+        roots, warming = _whereabouts(conn, [identity])
+        served = manager.serve(conn, identity)
+        damaged = ""
+        while served.gen is not None:
+            gen = served.gen
+            try:
+                ranking = gen.rank(q, explain=explain, limit=limit)
+                hits = [gen.hit(r.id) for r in ranking.results]
+                break
+            except (BadGeneration, sqlite3.DatabaseError) as e:
+                # a row failed its checksum, or SQLite found the file damaged: that
+                # generation is never asked again
+                damaged = f"the cached generation was damaged ({e}); "
+                served = manager.discard(conn, identity, served)
+            finally:
+                gen.conn.close()
+    finally:
+        conn.close()
+    state = CacheState(served.state, damaged + served.note, served.generation)
+    if served.gen is None:
+        assert served.graph is not None
+        real = Realization(served.graph, roots, warming, "index")
+        answer = TextService(keep=0).query(real, text, prof, limit, explain)
+        answer.cache = state
+        if served.pending:
+            manager.build_detached(identity)
+        return answer
+    view = PinnedView(identity, {n.id: n for n in gen.by_id.values()})
+    for _, chain in hits:
+        for n in chain:
+            view.by_id[n.id] = n  # type: ignore[index]
+    return TextAnswer(ranking, Realization(view, roots, warming, "index"), limit, hits, state)
 
 
 def merge(graphs: list[Graph]) -> Graph:
@@ -114,6 +226,8 @@ def build_ranker(profile: str, graph: Graph) -> Ranker:
     if profile == BM25:
         return bm25.Bm25Index(docs)
     if profile == FULL_SCAN:
+        from rq_engine.text import fullscan
+
         return fullscan.FullScan(docs)
     raise UsageError(f"unknown ranker {profile!r} (one of {', '.join(PROFILES)})")
 
@@ -155,7 +269,8 @@ class TextService:
     ) -> TextAnswer:
         q = TextQuery.parse(text)
         prof = profile or DEFAULT
-        ranking = self.ranker(prof, real.graph).search(real.graph, q, explain=explain, limit=limit)
+        g = real.full
+        ranking = self.ranker(prof, g).search(g, q, explain=explain, limit=limit)
         shown = ranking.results
-        hits = [(real.graph.by_id[r.id], real.graph.chain(r.id)) for r in shown]
+        hits = [(g.by_id[r.id], g.chain(r.id)) for r in shown]
         return TextAnswer(ranking, real, limit, hits)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.value import value
 from rq_engine.lang import registry
 from rq_engine.store.repos import locate
 from rq_engine.text.graph import (
@@ -27,7 +27,7 @@ from rq_engine.text.graph import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Sym:
     name: str
     kind: str
@@ -106,28 +106,61 @@ def file_graph(
     return nodes, edges
 
 
-def realize(conn: sqlite3.Connection, repository: str) -> Graph:
-    """The validated graph of one repository's current indexed state."""
+def realize(conn: sqlite3.Connection, repository: str, *, snapshot: bool = True) -> Graph:
+    """The validated graph of one repository's current indexed state (read in one
+    snapshot of its own, or in the caller's transaction when `snapshot` is False)."""
     row = conn.execute("SELECT id FROM repositories WHERE identity = ?", (repository,)).fetchone()
     if row is None:
         raise RqError(f"repository {repository} is not indexed (run rq --index)", ExitCode.IOERR)
-    rid = int(row[0])
+    nodes, edges = realize_files(conn, repository, int(row[0]), None, snapshot=snapshot)
+    return Graph(repository, nodes, edges)
+
+
+def realize_files(
+    conn: sqlite3.Connection,
+    repository: str,
+    rid: int,
+    paths: list[str] | None,
+    *,
+    snapshot: bool = True,
+) -> tuple[list[Node], list[Edge]]:
+    """Nodes and edges of the indexed files at `paths` (every file when None): IDs and
+    containment are per file, so a part of the graph realizes alone."""
     seps = registry.scope_separators()
     files: dict[int, tuple[str, str | None]] = {}
     per_file: dict[int, list[_Sym]] = defaultdict(list)
+    sym_sql = (
+        "SELECT file_id, name, kind, parent, line, end_line, language FROM symbols"
+        " WHERE repository_id = ?"
+    )
     try:
-        conn.execute("BEGIN")  # one snapshot for files and symbols
-        for fid, path, lang in conn.execute(
-            "SELECT id, path, language FROM files WHERE repository_id = ?", (rid,)
-        ):
-            files[fid] = (path, lang)
-        for fid, name, kind, parent, line, end_line, lang in conn.execute(
-            "SELECT file_id, name, kind, parent, line, end_line, language FROM symbols"
-            " WHERE repository_id = ?",
-            (rid,),
-        ):
+        if snapshot:
+            conn.execute("BEGIN")  # one snapshot for files and symbols
+        if paths is None:
+            for fid, path, lang in conn.execute(
+                "SELECT id, path, language FROM files WHERE repository_id = ?", (rid,)
+            ):
+                files[fid] = (path, lang)
+            rows = conn.execute(sym_sql, (rid,)).fetchall()
+        else:
+            rows = []
+            for i in range(0, len(paths), 500):
+                chunk = paths[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                got = conn.execute(
+                    "SELECT id, path, language FROM files WHERE repository_id = ?"
+                    f" AND path IN ({marks})",
+                    (rid, *chunk),
+                ).fetchall()
+                files.update((fid, (path, lang)) for fid, path, lang in got)
+                ids = [g[0] for g in got]
+                if ids:
+                    marks = ",".join("?" * len(ids))
+                    rows += conn.execute(f"{sym_sql} AND file_id IN ({marks})", (rid, *ids))
+        for fid, name, kind, parent, line, end_line, lang in rows:
             per_file[fid].append(_Sym(name, kind, parent, max(1, line), end_line, lang))
-        conn.execute("COMMIT")
+        if snapshot:
+            conn.execute("COMMIT")
     except sqlite3.Error as e:
         raise RqError(f"cannot read the index: {e}", ExitCode.IOERR) from None
     nodes: list[Node] = []
@@ -136,7 +169,7 @@ def realize(conn: sqlite3.Connection, repository: str) -> Graph:
         fnodes, fedges = file_graph(repository, path, lang, per_file.get(fid, []), seps)
         nodes.extend(fnodes)
         edges.extend(fedges)
-    return Graph(repository, nodes, edges)
+    return nodes, edges
 
 
 def repository_of(conn: sqlite3.Connection, cwd: Path) -> str:

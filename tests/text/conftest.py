@@ -5,7 +5,18 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from rq_engine.store import db
+
+
+@pytest.fixture(autouse=True)
+def cache_built_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query that finds no cache builds it in its own process (not a detached child),
+    so each answer says which rung of the cache ladder served it. The detached build
+    has its own test (test_cli_text.py)."""
+    monkeypatch.setenv("RQ_TEXT_CACHE_DETACH", "0")
+
 
 # (path, language, [(name, kind, parent, line, end_line)])
 FileSpec = tuple[str, str, list[tuple[str, str, str | None, int, int | None]]]

@@ -124,7 +124,11 @@ def test_export_then_graph_gives_the_same_answers(shop: Repo, rq: RQ, tmp_path: 
             cwd=shop.root,
         )
         assert live.code == from_file.code == 0
-        assert json.loads(live.out) == json.loads(from_file.out)
+        got, want = json.loads(live.out), json.loads(from_file.out)
+        # the live bm25-v1 answer is served by the persisted cache; the file's in memory
+        assert got.pop("cache")["state"] == ("rebuilt" if "bm25" in ranker else "off")
+        assert want.pop("cache")["state"] == "off"
+        assert got == want
     # reordering the file's nodes changes nothing a user sees
     data["nodes"].reverse()
     data["edges"].reverse()
@@ -284,8 +288,15 @@ def test_text_path_imports_no_ui_or_parser(shop: Repo, tmp_path: Path) -> None:
 def test_repeated_processes_print_identical_answers(shop: Repo, rq: RQ) -> None:
     for ranker in ("text-ranker/full-scan-v1", "text-ranker/bm25-v1"):
         args = ("--text", "cart item price", "--ranker", ranker, "--json", "--explain")
-        a, b = rq(*args, cwd=shop.root), rq(*args, cwd=shop.root)
-        assert a.code == b.code == 0 and a.out == b.out
+        a, b, c = (rq(*args, cwd=shop.root) for _ in range(3))
+        assert a.code == b.code == c.code == 0
+        # bm25-v1: built in full by the first process, an exact cache hit for the others
+        first, second, third = (json.loads(x.out) for x in (a, b, c))
+        states = [x.pop("cache")["state"] for x in (first, second, third)]
+        bm25 = "bm25" in ranker
+        assert states == (["rebuilt", "hit", "hit"] if bm25 else ["off"] * 3)
+        assert first == second == third
+        assert b.out == c.out  # two hits on one generation: the same bytes
 
 
 def test_all_repos_ranks_every_indexed_repository(
@@ -308,3 +319,41 @@ def test_all_repos_ranks_every_indexed_repository(
     top = json.loads(r.out)["results"][0]
     assert top["qualified"] == "InvoiceMailer" and top["path"] == "../billing/billing/invoice.py"
     assert top["repository"].endswith("/billing")
+
+
+def test_a_full_build_is_handed_to_a_detached_builder(
+    shop: Repo, rq: RQ, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first bm25-v1 query of a repository answers from memory at once and starts a
+    detached builder; once it has published, queries are exact hits with the same answer."""
+    import os
+    import time
+
+    monkeypatch.setenv("RQ_TEXT_CACHE_DETACH", "1")
+    args = ("--text", "cart item price", "--ranker", "text-ranker/bm25-v1", "--json")
+    first = rq(*args, cwd=shop.root)
+    assert first.code == 0, first.err
+    a = json.loads(first.out)
+    assert a["cache"]["state"] == "memory"
+    assert "background" in a["cache"]["note"]
+    cache = Path(os.environ["RQ_CACHE"]) / "text"
+    deadline = time.monotonic() + 120  # bounds a failure only: the loop waits on the file
+    while not list(cache.glob("*/current")):
+        assert time.monotonic() < deadline, "the detached builder published nothing"
+        time.sleep(0.05)
+    second = json.loads(rq(*args, cwd=shop.root).out)
+    assert second["cache"]["state"] == "hit"
+    assert [r["id"] for r in second["results"]] == [r["id"] for r in a["results"]]
+    assert [r["score"] for r in second["results"]] == [r["score"] for r in a["results"]]
+
+
+def test_dropping_a_repository_removes_its_text_cache(shop: Repo, rq: RQ) -> None:
+    import os
+
+    r = rq("--text", "cart item price", "--ranker", "text-ranker/bm25-v1", cwd=shop.root)
+    assert r.code == 0, r.err
+    cache = Path(os.environ["RQ_CACHE"]) / "text"
+    assert list(cache.glob("*/g-*.db"))
+    d = rq("--drop", str(shop.root), cwd=shop.root)
+    assert d.code == 0, d.err
+    assert not list(cache.glob("*/g-*.db"))
