@@ -4,9 +4,9 @@ Reached only through rq_engine.cli.main's dispatcher, after the ~200 ms
 textual import it defers. The engine never imports this package.
 
 Exit protocol: the app exits with an Outcome and, once the terminal is back
-in normal mode, `finish()` acts on it: print `path:line` (--print; or the
---vimgrep line, NUL-ended with --print0), start the
-editor (the pre-check in `open_hit` keeps a missing editor from ending the
+in normal mode, `finish()` acts on it: print `path:line` for each pick (--print;
+or the --vimgrep line, NUL-ended with --print0), start the
+editor (several picks: rq_tui.editor.command_for_many) (the pre-check in `open_hit` keeps a missing editor from ending the
 picker), or return 130 for esc/ctrl-c with nothing on stdout.
 """
 
@@ -25,10 +25,11 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-from rq_engine.cli.editor_lines import record
+from rq_engine.cli.editor_lines import record, vimgrep
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.search.types import Hit
-from rq_tui import editor, theming
+from rq_tui import editor, keys, terminal, theming
+from rq_tui.history import QueryHistory, RecentPicks
 from rq_tui.picker import PickerScreen
 from rq_tui.session import SearchSession
 
@@ -45,13 +46,15 @@ NEVER = 10**9  # a gen-2 threshold the counters never reach
 @dataclass
 class Outcome:
     code: int
-    printed: str | None = None  # --print: the record to write to stdout
-    end: str = "\n"  # what ends it (--print0: NUL)
+    printed: list[str] | None = None  # --print: the records to write to stdout, one a pick
+    end: str = "\n"  # what ends each (--print0: NUL)
     command: editor.EditorCommand | None = None  # enter: the editor to start
-    hit: Hit | None = None
+    hits: list[Hit] | None = None
 
 
-class PickerApp(App[Outcome]):
+class PickerApp(App[Outcome], inherit_bindings=False):
+    # No app bindings (Textual's ctrl+q is a priority one): every key goes through
+    # the query line, in order; rq_tui.keys says what each does.
     ENABLE_COMMAND_PALETTE = False
     CSS_PATH = str(theming.stylesheet())
     TITLE = "rq"
@@ -91,6 +94,10 @@ class PickerApp(App[Outcome]):
         self.vimgrep = vimgrep
         self.print0 = print0
         self.session = session or SearchSession(cwd, db_path)
+        keymap, by_action = keys.keymap(self.env)  # (build() has checked RQ_BIND: exit 64)
+        self.key_help = keys.help_rows(by_action)
+        self.history = QueryHistory()
+        self.recent = RecentPicks()
         self._picker = PickerScreen(
             self.session,
             cwd=cwd,
@@ -99,6 +106,9 @@ class PickerApp(App[Outcome]):
             limit=limit,
             frozen_latency_ms=frozen_latency_ms,
             warm=warm,
+            keymap=keymap,
+            history=self.history,
+            recent=self.recent,
         )
         self.register_theme(theming.load(theme, self.env))
         self.theme = theme
@@ -128,18 +138,30 @@ class PickerApp(App[Outcome]):
         return self._picker
 
     def open_hit(self, hit: Hit) -> None:
-        """Enter: print the choice (--print) or hand it to the editor."""
+        self.open_hits([hit], "")
+
+    def open_hits(self, hits: list[Hit], query: str) -> None:
+        """Enter: print the picks (--print), one record each, or hand them to the editor."""
+        cwd = str(self.cwd)
         if self.print_only:
-            printed = record(hit, str(self.cwd), self.vimgrep)
+            printed = [record(h, cwd, self.vimgrep) for h in hits]
             end = "\0" if self.print0 else "\n"
-            self.exit(Outcome(int(ExitCode.OK), printed=printed, end=end, hit=hit))
+            self._remember(query, hits)
+            self.exit(Outcome(int(ExitCode.OK), printed=printed, end=end, hits=hits))
             return
         try:
-            cmd = editor.command_for(hit.abspath, hit.line, self.env)
+            picks = [(h.abspath, h.line, vimgrep(h, cwd)) for h in hits]
+            cmd = editor.command_for_many(picks, self.env)
         except editor.EditorNotFound as e:
             self.notify(str(e), title="editor", severity="error", timeout=8, markup=False)
             return
-        self.exit(Outcome(int(ExitCode.OK), command=cmd, hit=hit))
+        self._remember(query, hits)
+        self.exit(Outcome(int(ExitCode.OK), command=cmd, hits=hits))
+
+    def _remember(self, query: str, hits: list[Hit]) -> None:
+        # Accepted queries feed alt-up/down; picks feed the empty-query list.
+        self.history.add(query)
+        self.recent.add(hits)
 
     def quit_picker(self) -> None:
         self.exit(Outcome(int(ExitCode.INTERRUPTED)))
@@ -159,7 +181,7 @@ def finish(outcome: Outcome | None, cwd: Path) -> int:
     if outcome is None:  # the app stopped without choosing (a crash already reported)
         return int(ExitCode.INTERRUPTED)
     if outcome.printed is not None:
-        sys.stdout.write(outcome.printed + outcome.end)
+        sys.stdout.write("".join(p + outcome.end for p in outcome.printed))
         sys.stdout.flush()
         return outcome.code
     if outcome.command is not None:
@@ -171,8 +193,9 @@ def finish(outcome: Outcome | None, cwd: Path) -> int:
 
 
 def build(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> PickerApp:
-    """The app for parsed arguments (the theme is checked first: exit 64 on an unknown name)."""
+    """The app for parsed arguments (the theme and RQ_BIND are checked first: exit 64)."""
     env = os.environ if env is None else env
+    keys.keymap(env)  # (raises BindError, a UsageError, before the UI starts)
     return PickerApp(
         cwd=Path.cwd(),
         query=ns.query or "",
@@ -193,6 +216,9 @@ def run(ns: argparse.Namespace) -> int:
     gc.freeze()
     app = build(ns)
     app.tune_gc = True
+    # Draw on and read from the controlling terminal, sized from it, whatever
+    # stdout is (`x=$(rq --print)`): rq_tui.terminal.
+    app.driver_class = terminal.driver_class()
     outcome = app.run()
     if app.return_code not in (None, 0) and outcome is None:
         return int(ExitCode.IOERR)

@@ -51,6 +51,7 @@ class EditorCommand:
     executable: str  # argv[0] resolved on PATH: what launch() runs
     source: str  # "VISUAL", "EDITOR" or "default": where the editor came from
     family: str  # plus-line | colon | goto | jetbrains | kate | mate | plain (see line_args)
+    quickfix: str | None = None  # a temporary errorfile (vim -q): launch() removes it
 
 
 def _base(exe: str) -> str:
@@ -154,6 +155,57 @@ def command_for(
     return EditorCommand(argv=argv, executable=found, source=source, family=fam)
 
 
+# vim's family reads a quickfix file (`-q`): every pick in :copen, :cnext to go on.
+_QUICKFIX = {"vi", "vim", "nvim", "gvim", "mvim", "view", "vimx"}
+# These open each `+LINE FILE` pair at its own line.
+_PLUS_EACH = {"emacs", "emacsclient", "xemacs", "nano", "pico", "rnano", "micro", "kak", "kakoune"}
+
+
+def multi_style(exe: str) -> str:
+    """How an editor opens several picks: quickfix | each (line syntax per file) | first."""
+    name = _base(exe)
+    stem = re.split(r"[.\-]\d|\.(?:basic|tiny|gtk3?|nox|lucid|athena|emacs)$", name)[0]
+    if name in _QUICKFIX or stem in _QUICKFIX:
+        return "quickfix"
+    if name in _PLUS_EACH or stem in _PLUS_EACH or family(exe) in ("colon", "goto"):
+        return "each"
+    return "first"
+
+
+def command_for_many(
+    picks: Sequence[tuple[str, int, str]],
+    env: Mapping[str, str] | None = None,
+    which: Which | None = None,
+    tmpdir: str | None = None,
+) -> EditorCommand:
+    """The argv that opens several picks, `(path, line, vimgrep line)` each, in one editor.
+
+    vim/nvim: `-q FILE` on a quickfix file of the vimgrep lines (the first pick
+    opens, :cnext goes on); emacs, nano, micro, kak: `+LINE FILE` per pick; helix,
+    sublime, zed: `FILE:LINE` each; VS Code and kin: `--goto FILE:LINE FILE:LINE`.
+    Any other editor opens the first pick only (docs/EDITORS.md)."""
+    if len(picks) == 1:
+        path, line, _ = picks[0]
+        return command_for(path, line, env, which)
+    first = command_for(picks[0][0], picks[0][1], env, which)  # (the checks, the words)
+    words = first.argv[: len(first.argv) - len(line_args(first.family, picks[0][0], picks[0][1]))]
+    style = multi_style(words[0])
+    if style == "quickfix":
+        import tempfile
+
+        fd, qf = tempfile.mkstemp(prefix="rq-picks-", suffix=".qf", dir=tmpdir)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("".join(v + "\n" for _, _, v in picks))
+        return EditorCommand([*words, "-q", qf], first.executable, first.source, first.family, qf)
+    if style == "each":
+        args: list[str] = []
+        for path, line, _ in picks:
+            more = line_args(first.family, path, line)
+            args += more[1:] if first.family == "goto" and args else more  # one --goto
+        return EditorCommand([*words, *args], first.executable, first.source, first.family)
+    return first
+
+
 def launch(cmd: EditorCommand | Sequence[str], cwd: str | None = None) -> int:
     """Run the editor in the foreground on the inherited terminal; its exit code.
 
@@ -167,3 +219,9 @@ def launch(cmd: EditorCommand | Sequence[str], cwd: str | None = None) -> int:
         return subprocess.run(argv, cwd=cwd, check=False).returncode
     except OSError as e:
         raise EditorNotFound(f"cannot start editor {argv[0]!r}: {e.strerror or e}") from e
+    finally:
+        if isinstance(cmd, EditorCommand) and cmd.quickfix:
+            try:
+                os.unlink(cmd.quickfix)
+            except OSError:
+                pass

@@ -1,8 +1,10 @@
 """The side pane: the highlighted result's score breakdown and a highlighted preview of its source.
 
 It renders the engine's Score.parts as they are (faces never re-rank); the
-margin shown is this total minus the next result's. Colours are theme
-variables only.
+margin shown is this total minus the next result's. A text result (text mode)
+shows the text ranker's own breakdown instead — lexical, structure, features,
+coverage, and per term its idf, weighted tf and each field's share — the same
+parts `rq --text --explain` prints. Colours are theme variables only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from textual.widgets import Static
 
 from rq_engine.core.escape import visible
 from rq_engine.search.types import Hit
+from rq_tui.text_results import TextHit
 from rq_tui.widgets import hit_key, location, name_with_matches
 
 # The preview shows the definition's first lines; a 2,000-line class would cost
@@ -32,20 +35,20 @@ PREVIEW_DELAY = 0.06
 PREVIEW_CACHE = 64  # highlighted definitions kept for moving back and forth
 
 
-def explain_content(hits: list[Hit], index: int) -> Content:
-    """The score breakdown of hits[index]: each feature, its value, the margin over the next."""
+def _heading(hits: list[Hit], index: int, digits: int = 2) -> list[Content]:
+    """`score 5.39   +3.23 over #2` and `#1 function refund_order  via text`."""
     hit = hits[index]
     total = hit.score.total
     if index + 1 < len(hits):
         margin = total - hits[index + 1].score.total
-        margin_text = (f"{margin:+.2f}", "$rq-positive" if margin > 0 else "$text-muted")
+        margin_text = (f"{margin:+.{digits}f}", "$rq-positive" if margin > 0 else "$text-muted")
         over = " over #" + str(index + 2)
     else:
         margin_text, over = ("—", "$text-muted"), " (last result)"
-    lines: list[Content] = [
+    return [
         Content.assemble(
             ("score ", "$text-muted"),
-            (f"{total:.2f}", "bold"),
+            (f"{total:.{digits}f}", "bold"),
             "   ",
             margin_text,
             (over, "$text-muted"),
@@ -58,6 +61,73 @@ def explain_content(hits: list[Hit], index: int) -> Content:
             (f"  via {visible(hit.layer)}", "$text-muted"),
         ),
     ]
+
+
+def _signed(value: float, op: str = "+") -> tuple[str, str]:
+    if op == "x":
+        return f"×{value:.4g}", "$rq-positive" if value > 1 else "$text-muted"
+    style = "$rq-positive" if value > 0 else "$rq-negative" if value < 0 else "$text-muted"
+    return f"{value:+.4f}", style
+
+
+def text_explain_content(hits: list[Hit], index: int) -> Content:
+    """A text result's breakdown: score = (lexical + structure + features) × features, the
+    coverage, then per matched term its idf, weighted tf and contribution, each field's
+    share (`field weight×count contribution`), and the children that earned structure."""
+    hit = hits[index]
+    assert isinstance(hit, TextHit)
+    r = hit.ranked
+    ex = r.explain
+    lines = _heading(hits, index, digits=4)
+    if hit.chain:
+        lines.append(Content.styled(f"in {visible(hit.chain_text)}", "$text-muted"))
+    features = ex.features if ex is not None else ()
+    rows = [("lexical", _signed(r.lexical)), ("structure", _signed(r.structure))]
+    rows += [(visible(f.name), _signed(f.value, f.op)) for f in features]
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        lines.append(Content.assemble("  ", name.ljust(width), "  ", value))
+    cover = f"  coverage {r.coverage:.0%}" + (f"   {ex.norm}" if ex is not None and ex.norm else "")
+    lines.append(Content.styled(cover, "$text-muted"))
+    if ex is None:
+        return Content("\n").join(lines)
+    for f in features:
+        if f.detail:
+            lines.append(Content.styled(f"  {visible(f.name)}: {visible(f.detail)}", "$text-muted"))
+    if ex.terms:
+        lines.append(Content.styled("terms", "bold $text-muted"))
+    for t in ex.terms:
+        lines.append(
+            Content.assemble(
+                "  ",
+                (visible(t.term), "$rq-match"),
+                (f"  idf {t.idf:.2f}  tf {t.tf:g}  ", "$text-muted"),
+                _signed(t.contribution),
+            )
+        )
+        fields = "  ".join(
+            f"{visible(f.field)} {f.weight}×{f.count} {f.contribution:.2f}" for f in t.fields
+        )
+        if fields:
+            lines.append(Content.styled(f"    {fields}", "$text-muted"))
+    if ex.structure:
+        lines.append(Content.styled("structure", "bold $text-muted"))
+    for s, child in zip(ex.structure, hit.children, strict=False):
+        words = ", ".join(visible(u) for u in s.units)
+        lines.append(
+            Content.assemble(
+                "  ", _signed(s.contribution), f" {visible(child)} ", (words, "$text-muted")
+            )
+        )
+    return Content("\n").join(lines)
+
+
+def explain_content(hits: list[Hit], index: int) -> Content:
+    """The score breakdown of hits[index]: each feature, its value, the margin over the next."""
+    hit = hits[index]
+    if isinstance(hit, TextHit):
+        return text_explain_content(hits, index)
+    lines = _heading(hits, index)
     width = max((len(f) for f, _ in hit.score.parts), default=0)
     for feature, value in hit.score.parts:
         style = "$rq-positive" if value > 0 else "$rq-negative" if value < 0 else "$text-muted"

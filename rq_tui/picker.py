@@ -5,19 +5,20 @@ previous one through its CancelToken (kept in `tokens`, oldest first, so tests
 can assert on it). Batches come back as messages; a batch older than the
 newest one of the current search is dropped unrendered, and a stale search's
 batches are dropped entirely. "no matches" appears only when a search has
-finished empty and nothing newer arrived within NO_MATCH_DELAY.
+finished empty and nothing newer arrived within NO_MATCH_DELAY. Text mode
+(alt-t) sends the same keystrokes to the text query service: rq_tui.picker_text.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.message import Message
@@ -28,10 +29,15 @@ from textual.widgets import Input
 from rq_engine.core.errors import RqError
 from rq_engine.core.query import MAX_QUERY_CHARS
 from rq_engine.search.types import Batch, CancelToken
+from rq_tui import keys
 from rq_tui.explain import ExplainPane
+from rq_tui.history import QueryHistory, RecentPicks
+from rq_tui.keys import Keymap
+from rq_tui.picker_keys import KeyActions
+from rq_tui.picker_text import TextMode
 from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
-from rq_tui.widgets import QueryInput, StatusLine, location
+from rq_tui.widgets import QueryInput, StatusLine
 
 # Long enough to cover the gap between a finished empty search and the next
 # keystroke's first batch when typing (~100-150 ms between keys), short
@@ -39,6 +45,8 @@ from rq_tui.widgets import QueryInput, StatusLine, location
 NO_MATCH_DELAY = 0.15
 # Below this width the explain pane goes under the list instead of beside it.
 NARROW_WIDTH = 100
+# Below this height (and narrow) the explain pane is hidden (alt-p shows it).
+SHORT_HEIGHT = 20
 # An intermediate batch is drawn if no later one arrives within this (s): one frame.
 STREAM_FRAME = 0.016
 # After the first search starts, when the syntax highlighter is loaded (s).
@@ -50,6 +58,7 @@ WATCH_EVERY = 0.25
 # recheck window (RQ_WARM_RECHECK_MS), so edits made while it is open are picked up.
 REWARM_EVERY = 10.0
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
+TEXT_HINT = "type words: what it is or does (refund order total)"
 
 
 @dataclass
@@ -83,23 +92,13 @@ class Watched(Message):
     changed: bool
 
 
-class PickerScreen(Screen[None]):
-    BINDINGS = [
-        Binding("up,ctrl+p", "move(-1)", "Up", show=False, priority=True),
-        Binding("down,ctrl+n", "move(1)", "Down", show=False, priority=True),
-        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
-        Binding("home", "edge(0)", "First", show=False, priority=True),
-        Binding("end", "edge(-1)", "Last", show=False, priority=True),
-        Binding("enter", "open", "Open", show=False, priority=True),
-        Binding("tab", "toggle_side", "Explain", show=False, priority=True),
-        Binding("ctrl+a", "toggle_all_repos", "All repos", show=False, priority=True),
-        Binding("ctrl+y", "copy", "Copy", show=False, priority=True),
-        Binding("escape,ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("f1", "help", "Help", show=False, priority=True),
-        # QueryInput leaves `?` to this binding only while the query is empty.
-        Binding("question_mark", "help", "Help", show=False, priority=True),
-    ]
+class PickerScreen(TextMode, KeyActions, Screen[None]):
+    """No BINDINGS: every key goes through QueryInput, in order (rq_tui.keys)."""
+
+    DEFAULT_CSS = """
+    PickerScreen.-short.-narrow #side { display: none; }
+    PickerScreen.-text #query { border: tall $accent; }
+    """
 
     def __init__(
         self,
@@ -111,8 +110,18 @@ class PickerScreen(Screen[None]):
         limit: int,
         frozen_latency_ms: float | None = None,
         warm: bool = True,
+        keymap: Keymap | None = None,
+        history: QueryHistory | None = None,
+        recent: RecentPicks | None = None,
+        text: bool = False,
     ) -> None:
+        """`text`: start in text mode (alt-t switches)."""
         super().__init__()
+        self.keymap = keymap if keymap is not None else keys.keymap({})[0]
+        self.history = history or QueryHistory()
+        self.recent = recent or RecentPicks()
+        self.settled = None
+        self.accepting = False
         self.session = session
         self.warm_enabled = warm
         self.cwd = str(cwd)
@@ -142,12 +151,18 @@ class PickerScreen(Screen[None]):
         self._watch_timer: Timer | None = None
         self._again: set[int] = set()  # generations that re-ran the same query
         self.progress = ""  # "120/300 files indexed" while the index warms
+        self.text_mode = text  # the query is words for the text ranker (alt-t)
+        self.cache = ""  # how the last text answer was served (hit, rebuilt, memory, …)
 
     # --- layout -----------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield QueryInput(
-            value=self.initial_query, placeholder=HINT, id="query", select_on_focus=False
+            value=self.initial_query,
+            placeholder=self.hint(),
+            id="query",
+            select_on_focus=False,
+            keymap=self.keymap,
         )
         with Horizontal(id="body"):
             yield ResultList(id="results")
@@ -156,10 +171,12 @@ class PickerScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#results", ResultList).can_focus = False
-        query = self.query_one("#query", Input)
+        query = self.query_one("#query", QueryInput)
+        query.on_action = self.run_key_action
         if self.app.is_headless:
             query.cursor_blink = False  # a blinking cursor would make snapshots racy
         query.focus()
+        self.set_class(self.text_mode, "-text")
         self._refresh_status()
         # After the first frame: opening the index and the first search hold the
         # GIL for tens of ms in their thread, which would delay that frame.
@@ -244,8 +261,13 @@ class PickerScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+        # A short terminal (an 80x24 pane's popup is 64x16) keeps its rows for results.
+        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
 
     # --- searching --------------------------------------------------------
+
+    def hint(self) -> str:
+        return TEXT_HINT if self.text_mode else HINT
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
@@ -269,12 +291,29 @@ class PickerScreen(Screen[None]):
         if not n or n > MAX_QUERY_CHARS:  # (over-long: refused as `rq -q` refuses it)
             token.cancel()
             self.count = None
-            self.query_one("#results", ResultList).show_placeholder(
-                f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}" if n else ""
-            )
+            if self.text_mode:
+                self.note = ""  # (a refused query's message goes with it)
+            results = self.query_one("#results", ResultList)
+            # (a blank text query shows nothing: the recent picks are symbol mode's)
+            scope = None if self.all_repos else self.cwd
+            recent = [] if n or self.text_mode else self.recent.recent(scope)
+            if recent:  # an empty query lists the recent picks, newest first
+                results.show_hits(recent, self.cwd, self.all_repos, keep=False)
+                self.count = len(recent)
+                self._highlight_changed()
+            else:
+                results.show_placeholder(
+                    f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}"
+                    if n
+                    else ""
+                )
             self._refresh_status()
+            self.answer_settled(query)
             return
-        self._search(query, token, self.generation, self.all_repos)
+        if self.text_mode:
+            self._text_search(query, token, self.generation, self.all_repos)
+        else:
+            self._search(query, token, self.generation, self.all_repos)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, query: str, token: CancelToken, generation: int, all_repos: bool) -> None:
@@ -339,10 +378,7 @@ class PickerScreen(Screen[None]):
             self._highlight_changed()  # now, so the side pane lands in the same frame
         elif batch.final:
             self.count = 0
-            self._cancel_no_match()
-            self._no_match_timer = self.set_timer(
-                NO_MATCH_DELAY, lambda g=msg.generation: self._show_no_matches(g)
-            )
+            self._miss_later(msg.generation, self._show_no_matches)
         if batch.final:
             # Keystroke to results drawn into the widgets; the paint that follows
             # (~3 ms) is left out so the status line lands in the same frame.
@@ -351,11 +387,18 @@ class PickerScreen(Screen[None]):
             self.newest_seq.pop(msg.generation, None)
             self.call_after_refresh(self._stamp, msg.generation, msg.query)
         self._refresh_status()
+        if batch.final:
+            self.answer_settled(msg.query)
 
     def _stamp(self, generation: int, query: str) -> None:
         if generation == self.generation:
             self.final_rendered_at = time.perf_counter()
             self.final_query = query
+
+    def _miss_later(self, generation: int, show: Callable[[int], None]) -> None:
+        """`show(generation)` after NO_MATCH_DELAY, unless a newer answer came first."""
+        self._cancel_no_match()
+        self._no_match_timer = self.set_timer(NO_MATCH_DELAY, lambda: show(generation))
 
     def _show_no_matches(self, generation: int) -> None:
         if generation != self.generation:
@@ -378,6 +421,8 @@ class PickerScreen(Screen[None]):
         if msg.generation == self.generation:
             self.note = msg.message
             self._refresh_status()
+            self.accepting = False  # nothing to accept: the search failed
+            self.query_one("#query", QueryInput).frozen = False
             self.notify(msg.message, severity="error", timeout=6, markup=False)
 
     @work(thread=True, group="describe", exit_on_error=False)
@@ -409,6 +454,9 @@ class PickerScreen(Screen[None]):
             latency_ms=latency,
             all_repos=self.all_repos,
             note="; ".join(n for n in (self.progress, self.note) if n),
+            marked=len(self.query_one("#results", ResultList).marked),
+            mode="text" if self.text_mode else "",
+            cache=self.cache if self.text_mode else "",
         )
 
     def outcome(self) -> tuple[str | None, str]:
@@ -431,48 +479,8 @@ class PickerScreen(Screen[None]):
         side = self.query_one("#side", ExplainPane)
         side.follow(results.hits, results.highlighted, self.cwd, results.version)
 
-    # --- actions ----------------------------------------------------------
-
-    def action_move(self, delta: int) -> None:
-        self.query_one("#results", ResultList).move(delta)
-
-    def action_page(self, direction: int) -> None:
-        self.query_one("#results", ResultList).page(direction)
-
-    def action_edge(self, end: int) -> None:
-        self.query_one("#results", ResultList).edge(last=end != 0)
-
-    def action_open(self) -> None:
-        hit = self.query_one("#results", ResultList).highlighted_hit
-        if hit is not None:
-            self.app.open_hit(hit)  # type: ignore[attr-defined]
+    # --- mouse (keys: rq_tui.picker_keys) --------------------------------------
 
     @on(ResultList.Open)
     def _double_clicked(self) -> None:
         self.action_open()
-
-    def action_toggle_side(self) -> None:
-        side = self.query_one("#side", ExplainPane)
-        side.display = not side.display
-        self._highlight_changed()
-
-    def action_toggle_all_repos(self) -> None:
-        self.all_repos = not self.all_repos
-        self.state = "…"
-        self._describe(self.all_repos)
-        self.start_search(self.query_one("#query", Input).value)
-
-    def action_copy(self) -> None:
-        hit = self.query_one("#results", ResultList).highlighted_hit
-        if hit is not None:
-            text = location(hit, self.cwd)
-            self.app.copy_to_clipboard(text)
-            self.notify(f"copied {text}", timeout=2, markup=False)  # (a `[` in a path is text)
-
-    def action_quit(self) -> None:
-        self.app.quit_picker()  # type: ignore[attr-defined]
-
-    def action_help(self) -> None:
-        from rq_tui.help import HelpScreen
-
-        self.app.push_screen(HelpScreen())

@@ -21,35 +21,95 @@ from textual.strip import Strip
 
 from rq_engine.core.escape import visible
 from rq_engine.search.types import Hit
-from rq_tui.widgets import MAX_PATH_COLUMN, hit_key, location, short_repository
+from rq_tui.text_results import TextHit
+from rq_tui.widgets import hit_key, location, short_repository
 
 Cell = tuple[str, str]  # (text, role): role is a component class suffix, "" for plain
 STRIP_CACHE = 512  # rendered rows kept, keyed by content (a few batches' worth)
+GUTTER = 2  # the mark column: "┃ " on a marked row (fzf's marker), blank otherwise
+MARK = "┃ "
+# The path column never shrinks below this (about "…/models/query.py:123"), or a third
+# of the row when that is less; past that the name is shortened from the left, its
+# last segment (the matched one) kept.
+MIN_PATH = 22
+MAX_REPO = 20  # the repository column (all repos), shortened from the left past this
+SEP = "  "
 
 
-def row_cells(hit: Hit, loc: str, widths: tuple[int, int, int], repo: str | None) -> list[Cell]:
-    """The cells of one row: `[repo]  path:line  kind  qualified` with the matched letters
-    marked. `loc` and `repo` come shown (visible); the name's control characters are
-    escaped here, letter by letter, so the marks stay on their letters. (Segments are
+def shorten_left(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut on the left: `…/db/models/query.py:12`.
+
+    The cut lands on a `/` when one is in reach, so a path keeps whole segments."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail = text[len(text) - (width - 1) :]
+    slash = tail.find("/")
+    if 0 < slash < len(tail) - 1 and "/" not in tail[:1]:
+        tail = tail[slash:]
+    return "…" + tail
+
+
+def column_widths(
+    locs: list[str], kinds: list[str], names: list[str], repos: list[str], width: int
+) -> tuple[int, int, int, int]:
+    """(repo, path, kind, name) column widths for a list `width` cells wide.
+
+    The qualified name is what a row is for: the path gets what the names leave,
+    down to MIN_PATH, and is shortened from the left; columns always line up."""
+    repo_w = min(max((len(r) for r in repos), default=0), MAX_REPO)
+    kind_w = max((len(k) for k in kinds), default=0)
+    loc_w = max((len(p) for p in locs), default=0)
+    name_w = max((len(n) for n in names), default=0)
+    fixed = GUTTER + (repo_w + len(SEP) if repos else 0) + len(SEP) + kind_w + len(SEP)
+    room = max(width - fixed, 0)
+    # (in a list squeezed by the explain pane, the path's floor drops to a third)
+    path_w = min(loc_w, max(min(MIN_PATH, room // 3), room - name_w))
+    return repo_w, path_w, kind_w, max(room - path_w, 1)
+
+
+def row_cells(
+    hit: Hit,
+    loc: str,
+    widths: tuple[int, int, int, int],
+    repo: str | None,
+    marked: bool,
+) -> list[Cell]:
+    """The cells of one row: `[mark] [repo]  path:line  kind  qualified` with the matched
+    letters marked; a text result adds `in file > Outer` (its chain), muted, after its
+    name (as `rq --text` prints it; where the list is narrow, the line's end cuts it). `loc` and `repo` come shown (visible); the name's control characters
+    are escaped here, letter by letter, so the marks stay on their letters. (Segments are
     written as they are: an ESC in one would reach the terminal.)"""
-    repo_w, path_w, kind_w = widths
-    cells: list[Cell] = []
+    repo_w, path_w, kind_w, name_w = widths
+    cells: list[Cell] = [(MARK, "mark") if marked else (" " * GUTTER, "")]
     if repo is not None:
-        cells += [(repo.ljust(repo_w), "repo"), ("  ", "")]
+        cells += [(shorten_left(repo, repo_w).ljust(repo_w), "repo"), (SEP, "")]
     kind = visible(hit.kind)
-    cells += [(loc.ljust(path_w), "path"), ("  ", ""), (kind.ljust(kind_w), "kind"), ("  ", "")]
+    cells += [(shorten_left(loc, path_w).ljust(path_w), "path"), (SEP, "")]
+    cells += [(kind.ljust(kind_w), "kind"), (SEP, "")]
     qualified = hit.qualified or hit.name
     offset = len(qualified) - len(hit.name) if qualified.endswith(hit.name) else -1
-    marked = {offset + p for p in hit.positions if 0 <= p < len(hit.name)} if offset >= 0 else set()
+    marks = {offset + p for p in hit.positions if 0 <= p < len(hit.name)} if offset >= 0 else set()
+    letters = [
+        (ch if ch.isprintable() else visible(ch), i in marks) for i, ch in enumerate(qualified)
+    ]
+    shown = sum(len(t) for t, _ in letters)
+    if shown > name_w:  # keep the tail (the name itself, where the matches are)
+        drop, cut = shown - (name_w - 1), 0
+        while letters and cut < drop:
+            cut += len(letters.pop(0)[0])
+        cells.append(("…", "name"))
     run, run_marked = "", False
-    for i, ch in enumerate(qualified):
-        m = i in marked
+    for text, m in letters:
         if run and m != run_marked:
             cells.append((run, "match" if run_marked else "name"))
             run = ""
-        run, run_marked = run + (ch if ch.isprintable() else visible(ch)), m
+        run, run_marked = run + text, m
     if run:
         cells.append((run, "match" if run_marked else "name"))
+    if isinstance(hit, TextHit) and hit.chain:
+        cells.append((SEP + "in " + visible(hit.chain_text), "muted"))
     return cells
 
 
@@ -62,7 +122,15 @@ class ResultList(ScrollView, can_focus=False):
         "results--match",
         "results--muted",
         "results--cursor",
+        "results--mark",
     }
+    # (here, not in themes/: the mark came after the theme files; theme variables only)
+    DEFAULT_CSS = """
+    ResultList > .results--mark {
+        color: $rq-match;
+        text-style: bold;
+    }
+    """
 
     highlighted: reactive[int | None] = reactive(None)
 
@@ -79,6 +147,12 @@ class ResultList(ScrollView, can_focus=False):
         self._rows: list[list[Cell]] = []
         self._strips: dict[tuple[tuple[Cell, ...], int, bool], Strip] = {}
         self._styles: dict[str, Style] | None = None
+        # Marked hits (multi-select), in the order they were marked; kept across
+        # queries, as fzf keeps its selection while the query changes.
+        self.marked: dict[tuple[str, str, int, str], Hit] = {}
+        self._locs: list[str] = []
+        self._repos: list[str] | None = None
+        self._laid_out_for = 0  # the width the rows were laid out for
 
     # --- content ----------------------------------------------------------
 
@@ -92,31 +166,80 @@ class ResultList(ScrollView, can_focus=False):
         # With the repository column, paths are repository-relative: shorter than
         # `../../other/checkout/...`, and the column already says where they are.
         if show_repository:
-            locs = [f"{visible(h.path)}:{h.line}" for h in hits]
+            self._locs = [f"{visible(h.path)}:{h.line}" for h in hits]
+            self._repos = [short_repository(h.repository) for h in hits]
         else:
-            locs = [location(h, cwd) for h in hits]
-        repos = [short_repository(h.repository) for h in hits] if show_repository else []
-        widths = (
-            max((len(r) for r in repos), default=0),
-            min(max((len(s) for s in locs), default=0), MAX_PATH_COLUMN),
-            max((len(visible(h.kind)) for h in hits), default=0),
-        )
+            self._locs = [location(h, cwd) for h in hits]
+            self._repos = None
         self.hits = list(hits)
-        self._set_rows(
-            [
-                row_cells(h, loc, widths, repos[i] if show_repository else None)
-                for i, (h, loc) in enumerate(zip(hits, locs, strict=True))
-            ]
-        )
+        self._set_rows(self._layout())
         index = 0
         if previous is not None:
             target = hit_key(previous)
             index = next((i for i, h in enumerate(hits) if hit_key(h) == target), 0)
         self._set_highlight(index if hits else None)
 
+    def _layout(self) -> list[list[Cell]]:
+        width = self.scrollable_content_region.width or 10_000  # (not sized yet: no cuts)
+        self._laid_out_for = width
+        names = [visible(h.qualified or h.name) for h in self.hits]
+        kinds = [visible(h.kind) for h in self.hits]
+        widths = column_widths(self._locs, kinds, names, self._repos or [], width)
+        return [
+            row_cells(
+                h,
+                loc,
+                widths,
+                self._repos[i] if self._repos is not None else None,
+                hit_key(h) in self.marked,
+            )
+            for i, (h, loc) in enumerate(zip(self.hits, self._locs, strict=True))
+        ]
+
+    def on_resize(self) -> None:
+        # The columns follow the width: a narrower list shortens paths, not names.
+        if self.hits and self.scrollable_content_region.width != self._laid_out_for:
+            self._set_rows(self._layout())
+
+    # --- marks (multi-select) -----------------------------------------------
+
+    def toggle_mark(self, index: int | None = None) -> None:
+        i = self.highlighted if index is None else index
+        if i is None or not (0 <= i < len(self.hits)):
+            return
+        key = hit_key(self.hits[i])
+        if key in self.marked:
+            del self.marked[key]
+        else:
+            self.marked[key] = self.hits[i]
+        self._set_rows(self._layout())
+
+    def toggle_all(self) -> None:
+        keys = [hit_key(h) for h in self.hits]
+        if keys and all(k in self.marked for k in keys):
+            for k in keys:
+                self.marked.pop(k, None)
+        else:
+            for k, h in zip(keys, self.hits, strict=True):
+                self.marked.setdefault(k, h)
+        self._set_rows(self._layout())
+
+    def clear_marks(self) -> None:
+        self.marked.clear()
+        if self.hits:
+            self._set_rows(self._layout())
+
+    def picks(self) -> list[Hit]:
+        """What Enter acts on: the marked hits in marking order, else the highlighted one."""
+        if self.marked:
+            return list(self.marked.values())
+        hit = self.highlighted_hit
+        return [hit] if hit is not None else []
+
     def show_placeholder(self, text: str) -> None:
         """No hits: one muted line (`no matches`), or nothing when `text` is empty."""
         self.hits = []
+        self._locs, self._repos = [], None
         self._set_rows([[(text, "muted")]] if text else [])
         self._set_highlight(None)
 
@@ -201,7 +324,7 @@ class ResultList(ScrollView, can_focus=False):
         if self._styles is None:
             self._styles = {
                 role: self.get_component_rich_style(f"results--{role}", partial=True)
-                for role in ("repo", "path", "kind", "name", "match", "muted", "cursor")
+                for role in ("repo", "path", "kind", "name", "match", "muted", "cursor", "mark")
             }
             self._styles[""] = Style()
         return self._styles

@@ -10,6 +10,11 @@ Warming from the picker never starts the fork pool from the picker's own
 threads: `warm` hands the repository to the detached `rq --warm` child; only
 with RQ_WARM_DETACH=0 (tests, debugging) does it warm here, in the calling
 thread on a connection of its own, parsing in-process (workers=1).
+
+Text mode asks rq_engine.text.service.query_live, the one text query service
+`rq --text` calls; it opens its own read-only connections, so it takes a lock of
+its own: one text query at a time, and a query whose token was cancelled while
+it waited is never run.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 
 from rq_engine.search.service import QueryService
 from rq_engine.search.types import Batch, Cancelled, CancelToken
+from rq_tui.text_results import PROFILE, TextResults, results_of
 
 
 class SearchSession:
@@ -27,6 +33,7 @@ class SearchSession:
         self.cwd = cwd
         self.db_path = db_path
         self._lock = threading.Lock()
+        self._text_lock = threading.Lock()
         self._services: dict[bool, QueryService] = {}
         self._version: int | None = None
         self._symbols: tuple[object, ...] | None = None
@@ -95,6 +102,26 @@ class SearchSession:
                 return False
             # The pipeline may also stop quietly (no final batch) when cancelled.
             return not cancel.cancelled
+
+    def run_text(
+        self, text: str, *, all_repos: bool, limit: int, cancel: CancelToken
+    ) -> TextResults | None:
+        """One text query (`rq --text` semantics, bm25-v1 over the persisted cache), with
+        the explain parts. None when it was cancelled: before it started (a later key came
+        while an earlier query ran) or while it ran (its answer is stale). The service
+        takes no cancel token, so a running query finishes (an exact cache hit: a few ms;
+        a first build: the build) and its answer is dropped. RqError passes through."""
+        from rq_engine.text.service import query_live
+
+        with self._text_lock:
+            if cancel.cancelled:
+                return None
+            answer = query_live(
+                self.cwd, text, profile=PROFILE, limit=limit, explain=True, all_repos=all_repos
+            )
+        if cancel.cancelled:
+            return None
+        return results_of(answer, self.cwd)
 
     def warm(self) -> str | None:
         """Start warming the working directory's repository if it needs it: never

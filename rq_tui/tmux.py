@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -21,6 +22,20 @@ from rq_tui import editor, theming
 
 POPUP_WIDTH = "80%"
 POPUP_HEIGHT = "70%"
+# RQ_TMUX_POPUP="WIDTH,HEIGHT" (tmux's forms: 90%, 120) overrides them.
+_SIZE = re.compile(r"^\s*(\d{1,4}%?)\s*,\s*(\d{1,4}%?)\s*$")
+
+
+def popup_size(env: dict[str, str]) -> tuple[str, str]:
+    value = env.get("RQ_TMUX_POPUP", "").strip()
+    if not value:
+        return POPUP_WIDTH, POPUP_HEIGHT
+    m = _SIZE.match(value)
+    if m is None:
+        raise UsageError(f"RQ_TMUX_POPUP={value!r}: write WIDTH,HEIGHT (e.g. 90%,80% or 120,40)")
+    return m.group(1), m.group(2)
+
+
 # The popup's shell starts from the tmux server's environment, not ours: hand
 # over what decides which index, cache, config and theme the picker uses.
 PASS_PREFIXES = ("RQ_", "XDG_")
@@ -38,7 +53,13 @@ def picker_command(ns: argparse.Namespace, theme: str, out: Path, status: Path) 
     It exits 0 on a choice and on esc (130), so `-EE` closes the popup then,
     and keeps it open on a real failure so its one-line error stays readable.
     """
-    argv = [sys.executable, "-m", "rq_engine", "--print", "--theme", theme]
+    # For the editor the popup prints vimgrep records, NUL-ended: several picks, each
+    # with what vim's quickfix needs; for --print the user's own print flags.
+    if ns.print_only or ns.vimgrep or ns.print0:
+        form = ["--print"] + ["--vimgrep"] * bool(ns.vimgrep) + ["--print0"] * bool(ns.print0)
+    else:
+        form = ["--print", "--vimgrep", "--print0"]
+    argv = [sys.executable, "-m", "rq_engine", *form, "--theme", theme]
     if ns.all_repos:
         argv.append("--all-repos")
     if ns.limit:
@@ -52,12 +73,22 @@ def picker_command(ns: argparse.Namespace, theme: str, out: Path, status: Path) 
     )
 
 
-def parse_choice(text: str, cwd: Path) -> tuple[str, int]:
-    """`path:line` as --print wrote it -> (absolute path, line)."""
-    path, _, line = text.strip().rpartition(":")
-    if not path or not line.isdigit():
-        raise RqError(f"unexpected picker output {text.strip()!r}", ExitCode.IOERR)
-    return str((cwd / path).resolve()) if not os.path.isabs(path) else path, int(line)
+_VIMGREP = re.compile(r"^(.+?):(\d+):(\d+):", re.DOTALL)
+
+
+def parse_choice(text: str, cwd: Path) -> list[tuple[str, int, str]]:
+    """The popup's `--vimgrep --print0` records -> [(absolute path, line, record)]."""
+    picks = []
+    for rec in text.split("\0"):
+        if not rec.strip():
+            continue
+        m = _VIMGREP.match(rec)
+        if m is None:
+            raise RqError(f"unexpected picker output {rec.strip()!r}", ExitCode.IOERR)
+        path = m.group(1)
+        absolute = path if os.path.isabs(path) else str((cwd / path).resolve())
+        picks.append((absolute, int(m.group(2)), rec))
+    return picks
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -65,7 +96,8 @@ def run(ns: argparse.Namespace) -> int:
     if not env.get("TMUX"):
         raise UsageError("--tmux needs a tmux session")
     theme = theming.choose(ns.theme, env)
-    if not ns.print_only:
+    width, height = popup_size(env)
+    if not (ns.print_only or ns.vimgrep or ns.print0):
         try:  # say so now, not after the user has picked something
             editor.command_for("FILE", 1, env)
         except editor.EditorNotFound as e:
@@ -73,8 +105,8 @@ def run(ns: argparse.Namespace) -> int:
     cwd = Path.cwd()
     with tempfile.TemporaryDirectory(prefix="rq-tmux-") as tmp:
         out, status = Path(tmp) / "choice", Path(tmp) / "status"
-        cmd = ["tmux", "display-popup", "-EE", "-d", str(cwd), "-w", POPUP_WIDTH]
-        cmd += ["-h", POPUP_HEIGHT, "-T", " rq "]
+        cmd = ["tmux", "display-popup", "-EE", "-d", str(cwd), "-w", width]
+        cmd += ["-h", height, "-T", " rq "]
         for assignment in popup_env(env):
             cmd += ["-e", assignment]
         if env.get("TMUX_PANE"):
@@ -91,16 +123,16 @@ def run(ns: argparse.Namespace) -> int:
             code = int(status.read_text().strip())
         except (OSError, ValueError):
             code = int(ExitCode.INTERRUPTED)  # the popup was closed from outside
-        choice = out.read_text() if out.exists() else ""
+        choice = out.read_text(errors="surrogateescape") if out.exists() else ""
     if code != 0:
         return code
-    if not choice.strip():
+    if not choice.strip("\0\n "):
         return int(ExitCode.INTERRUPTED)
-    if ns.print_only:
-        sys.stdout.write(choice if choice.endswith("\n") else choice + "\n")
+    if ns.print_only or ns.vimgrep or ns.print0:
+        sys.stdout.write(choice)  # (as the picker printed it: one record a pick)
         return int(ExitCode.OK)
-    path, line = parse_choice(choice, cwd)
+    picks = parse_choice(choice, cwd)
     try:
-        return editor.launch(editor.command_for(path, line, env), cwd=str(cwd))
+        return editor.launch(editor.command_for_many(picks, env), cwd=str(cwd))
     except editor.EditorNotFound as e:
         raise RqError(str(e), ExitCode.IOERR) from e

@@ -9,7 +9,9 @@ side pane rq_tui.explain.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 
+from textual import events
 from textual.content import Content
 from textual.widgets import Input, Static
 
@@ -62,17 +64,86 @@ def name_with_matches(hit: Hit) -> Content:
 
 
 class QueryInput(Input):
-    """The query line. On an empty query `?` is the help key, not a letter: Ruby
-    names end in `?` (`empty?`), so once something is typed it is text again."""
+    """The query line, and the one place every key of the picker is handled.
 
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        if character == "?" and not self.value:
-            return False
-        return super().check_consume_key(key, character)
+    Keys reach it in the order they were typed, through its own message queue.
+    A Textual Binding would break that order: a priority binding runs in the
+    app's queue before the letters still queued here (Enter acted on a stale
+    query, `valid?` opened help), and a plain one runs after the key has bubbled
+    back up to the app, by which time later letters were inserted (`C-u abc`
+    ended empty). So keys are looked up in `keymap` here and acted on at once;
+    `on_action` (the picker screen) runs the actions that are not line editing;
+    any other printable key is text, and any other key is ignored.
+    """
+
+    def __init__(self, *args: object, keymap: Mapping[str, tuple[str, ...]], **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.keymap = keymap
+        self.on_action: Callable[[str], None] = lambda action: None
+        self.killed = ""  # what the last kill removed: `yank` inserts it
+        self.frozen = False  # Enter is waiting for the query's answer: only abort acts
+
+    async def _on_key(self, event: events.Key) -> None:
+        actions = self.keymap.get(event.key)
+        if self.frozen and "abort" not in (actions or ()):
+            event.stop()
+            event.prevent_default()
+            return
+        if actions is None and event.is_printable:
+            return  # Input._on_key inserts it
+        event.stop()
+        event.prevent_default()  # (Input's own bindings never see it)
+        self._restart_blink()
+        for action in actions or ():
+            self.run_key_action(action)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        if self.frozen:  # (otherwise Input._on_paste, next in the MRO, inserts it)
+            event.stop()
+            event.prevent_default()
+
+    def run_key_action(self, action: str) -> None:
+        edit = _EDITS.get(action)
+        if edit is None:
+            self.on_action(action)
+            return
+        if action in _KILLS:
+            before, cursor = self.value, self.cursor_position
+            getattr(self, edit)()
+            gone = len(before) - len(self.value)
+            if gone:
+                start = min(cursor, self.cursor_position)
+                self.killed = before[start : start + gone]
+            return
+        if action == "yank":
+            if self.killed:
+                self.insert_text_at_cursor(self.killed)
+            return
+        getattr(self, edit)()
+
+
+# Line-editing actions -> Input's methods; the rest are the picker's.
+_EDITS = {
+    "beginning-of-line": "action_home",
+    "end-of-line": "action_end",
+    "backward-char": "action_cursor_left",
+    "forward-char": "action_cursor_right",
+    "backward-word": "action_cursor_left_word",
+    "forward-word": "action_cursor_right_word",
+    "backward-delete-char": "action_delete_left",
+    "delete-char": "action_delete_right",
+    "backward-kill-word": "action_delete_left_word",
+    "kill-word": "action_delete_right_word",
+    "unix-line-discard": "action_delete_left_all",
+    "kill-line": "action_delete_right_all",
+    "clear-query": "clear",
+    "yank": "",
+}
+_KILLS = {"backward-kill-word", "kill-word", "unix-line-discard", "kill-line"}
 
 
 class StatusLine(Static):
-    """repository · coverage state · result count · last query latency, plus notes."""
+    """repository · coverage state · [text · cache state] · result count · latency, plus notes."""
 
     def show(
         self,
@@ -83,7 +154,11 @@ class StatusLine(Static):
         latency_ms: float | None,
         all_repos: bool,
         note: str = "",
+        marked: int = 0,
+        mode: str = "",
+        cache: str = "",
     ) -> None:
+        """`mode`: "text" in text mode (a badge); `cache`: how its answer was served."""
         badge_style = {
             "warming": "bold $background on $rq-warming",
             "complete": "$rq-complete",
@@ -95,11 +170,17 @@ class StatusLine(Static):
             " ",
             (f" {state} ", badge_style),
         ]
+        if mode:
+            parts += [" ", (f" {mode} ", "bold $background on $accent")]
+        if cache:
+            parts += ["  ", (f"cache {cache}", "$text-muted")]
         if count is not None:
             parts += ["  ", (f"{count} result{'s' if count != 1 else ''}", "")]
+        if marked:
+            parts += ["  ", (f"{marked} marked", "bold $rq-match")]
         if latency_ms is not None:
             parts += ["  ", (f"{latency_ms:.0f} ms", "$text-muted")]
         if note:
             parts += ["  ", (note, "$text-warning")]
-        parts += ["  ", ("? help", "$text-muted")]
+        parts += ["  ", ("F1 help", "$text-muted")]
         self.update(Content.assemble(*parts), layout=False)  # always one line

@@ -15,6 +15,7 @@ import subprocess
 import termios
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ANSI = re.compile(
@@ -31,11 +32,19 @@ class PtyProcess:
         env: dict[str, str],
         size: tuple[int, int] = (100, 30),
         stdout_pipe: bool = False,
+        size_env: bool = True,
     ) -> None:
+        """`size_env`: also export COLUMNS/LINES (False: the size is only the pty's, as
+        in a shell that does not export them). The pty becomes the child's controlling
+        terminal, so /dev/tty opens in it as in a real terminal session."""
         self.master, slave = os.openpty()
         cols, rows = size
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        env = {**env, "TERM": "xterm-256color", "COLUMNS": str(cols), "LINES": str(rows)}
+        env = {**env, "TERM": "xterm-256color"}
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
+        if size_env:
+            env |= {"COLUMNS": str(cols), "LINES": str(rows)}
         self.proc = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -45,6 +54,8 @@ class PtyProcess:
             stderr=slave,
             start_new_session=True,
             close_fds=True,
+            # (after setsid: the new session takes the pty on stdin as its terminal)
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
         )
         os.close(slave)
         self._buf = bytearray()
@@ -90,6 +101,21 @@ class PtyProcess:
                 break
             time.sleep(0.02)
         raise AssertionError(f"{needle!r} never appeared; screen text:\n{self.text[-3000:]}")
+
+    def resize(self, cols: int, rows: int) -> None:
+        """Resize the terminal as a window manager would (the kernel sends SIGWINCH)."""
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def expect_raw(self, check: Callable[[str], bool], what: str, timeout: float = 20.0) -> None:
+        """Wait until `check(raw output)` holds (the output, escapes and all)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if check(self.raw):
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"never drawn: {what}; screen text:\n{self.text[-3000:]}")
 
     def send(self, data: str | bytes) -> None:
         os.write(self.master, data.encode() if isinstance(data, str) else data)

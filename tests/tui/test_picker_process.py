@@ -20,7 +20,7 @@ def spawn(*args: str, cwd: Path, stdout_pipe: bool = True, **kw: object) -> PtyP
 
 def test_ctrl_c_exits_130_with_nothing_on_stdout(tmp_path: Path) -> None:
     p = spawn("--print", cwd=tmp_path)
-    p.expect("? help")
+    p.expect("F1 help")
     p.send("\x03")
     assert p.wait() == 130
     assert p.stdout == ""
@@ -28,7 +28,7 @@ def test_ctrl_c_exits_130_with_nothing_on_stdout(tmp_path: Path) -> None:
 
 def test_escape_exits_130_with_nothing_on_stdout(tmp_path: Path) -> None:
     p = spawn("--print", "abc", cwd=tmp_path)
-    p.expect("? help")
+    p.expect("F1 help")
     p.send("\x1b")
     assert p.wait() == 130
     assert p.stdout == ""
@@ -45,7 +45,7 @@ def test_print_writes_path_line_to_stdout_and_exits_0(make_repo: Callable[..., R
     shop = build_shop(make_repo)
     p = spawn("--print", "find_by_id", cwd=shop.root)
     p.expect("find_by_id")
-    p.expect("? help")
+    p.expect("F1 help")
     p.expect(" result")  # the status line's count: the prefilled search has answered
     p.send("\r")
     assert p.wait() == 0
@@ -71,9 +71,25 @@ def test_enter_opens_the_editor_on_the_terminal_at_the_line(
         env={**os.environ, "EDITOR": str(exe)},
     )
     p.expect("refund_order")
-    p.expect("? help")
+    p.expect("F1 help")
     p.expect(" result")  # the status line's count: the prefilled search has answered
     p.send("\r")
     assert p.wait() == 7  # the editor's exit code
     got = json.loads(record.read_text())
     assert got == {"argv": [f"{shop.root}/shop/refunds.py:18"], "tty": True}
+
+
+def test_a_picker_whose_terminal_goes_away_exits(tmp_path: Path) -> None:
+    """A closed window or a dropped session hangs the terminal up: the picker ends
+    (exit 129, as on SIGHUP) instead of reading end-of-file forever on a spinning core
+    — also when SIGHUP is ignored (nohup, a shell's `trap '' HUP`), as it was for a
+    picker found spinning half an hour after its test had ended."""
+    ignoring = ["sh", "-c", 'trap "" HUP; exec "$@"', "sh", *rq_bin(), "--print"]
+    p = PtyProcess(ignoring, cwd=tmp_path, env=dict(os.environ), stdout_pipe=True)
+    try:
+        p.expect("F1 help")
+        os.close(p.master)
+        assert p.proc.wait(timeout=60) == 129  # (the timeout only bounds a failure)
+    finally:
+        if p.proc.poll() is None:
+            p.proc.kill()  # (a picker that survived must not spin on after the test)

@@ -142,7 +142,7 @@ def test_escape_in_the_popup_exits_130_and_opens_nothing(
         client.expect("[t]", timeout=20)
         rq = " ".join(rq_bin())
         tmux("send-keys", "-t", "t", f"{rq} --tmux refund; printf 'RQ-%s=%s\\n' EXIT $?", "Enter")
-        client.expect("? help", timeout=30)
+        client.expect("F1 help", timeout=30)
         client.send("\x1b")
         text = tmux.wait_pane("RQ-EXIT=", timeout=30)
         assert "RQ-EXIT=130" in text
@@ -170,9 +170,9 @@ def test_popup_picks_and_the_calling_pane_gets_the_choice(
             "Enter",
         )
         # The picker draws in the popup (only the client's terminal shows it, not the pane).
-        client.expect("? help", timeout=30)
+        client.expect("F1 help", timeout=30)
         client.expect("function", timeout=30)  # the result row's kind column
-        assert "? help" not in tmux.pane_text()
+        assert "F1 help" not in tmux.pane_text()
         client.expect(" result", timeout=30)  # the status line's count: the search answered
         client.send("\r")
         text = tmux.wait_pane("RQ-EXIT=", timeout=30)  # printf's output, not the typed command
