@@ -60,9 +60,21 @@ def _bring_up(ns: argparse.Namespace, cwd: Path) -> Checkout | None:
 
     human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
     wait = Wait.for_face(getattr(ns, "wait_ms", None), human)
-    co = checkout_for(cwd)
     conn = connect()
     try:
+        # The common case first, from strings: an indexed checkout, complete, with a
+        # fresh verdict (no Checkout: its git config parse and pathlib cost ~4 ms).
+        from rq_engine.core.identity import git_dir
+        from rq_engine.store.repos import locate
+
+        root, _, identity = locate(conn, cwd)
+        if (
+            identity is not None
+            and _coverage(conn, identity) == "complete"
+            and fresh.fresh(conn, root, git_dir(root))
+        ):
+            return None
+        co = checkout_for(cwd)
         state = _coverage(conn, co.identity)
         if state == "never" and co.git_dir is None:
             return None  # a plain directory is indexed only when asked (open_live says so)
@@ -349,7 +361,8 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
         lines = [visible(line) for line in lines]
         if ns.explain and a.cache.state != "off":
             cs = a.cache
-            lines.insert(0, f"# cache: {cs.state}" + (f" ({cs.note})" if cs.note else ""))
+            note = f" ({cs.note})" if cs.note else ""
+            lines.insert(0, f"# cache: {cs.state} in {cs.ms:.1f} ms{note}")
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
         if ranking.truncated:
@@ -369,11 +382,12 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
     return int(ExitCode.MISS)
 
 
-def _cache_json(a: TextAnswer) -> dict[str, str]:
+def _cache_json(a: TextAnswer) -> dict[str, object]:
     """How the answer was served: `hit`, `delta`, `edge`, `rebuilt`, `memory` (the
-    cache could not serve; `note` says why) or `off` (not a cached profile)."""
+    cache could not serve; `note` says why) or `off` (not a cached profile), and the
+    milliseconds that took (a delta's or a build's cost shows here)."""
     c = a.cache
-    return {"state": c.state, "note": c.note, "generation": c.generation}
+    return {"state": c.state, "note": c.note, "generation": c.generation, "ms": round(c.ms, 1)}
 
 
 def _explain_lines(r: Ranked, a: TextAnswer) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -66,6 +67,7 @@ class CacheState:
     state: str  # hit | delta | edge | rebuilt | memory | off
     note: str = ""
     generation: str = ""
+    ms: float = 0.0  # what choosing (and building) the state took
 
 
 @value
@@ -181,7 +183,9 @@ def query_live(
     try:
         identity = source.repository_of(conn, cwd)
         roots, warming = _whereabouts(conn, [identity])
+        t0 = time.perf_counter()
         served = manager.serve(conn, identity)
+        took = (time.perf_counter() - t0) * 1000
         damaged = ""
         while served.gen is not None:
             gen = served.gen
@@ -198,7 +202,7 @@ def query_live(
                 gen.conn.close()
     finally:
         conn.close()
-    state = CacheState(served.state, damaged + served.note, served.generation)
+    state = CacheState(served.state, damaged + served.note, served.generation, took)
     if served.gen is None:
         assert served.graph is not None
         real = Realization(served.graph, roots, warming, "index")

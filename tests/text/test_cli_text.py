@@ -296,7 +296,10 @@ def test_repeated_processes_print_identical_answers(shop: Repo, rq: RQ) -> None:
         bm25 = "bm25" in ranker
         assert states == (["rebuilt", "hit", "hit"] if bm25 else ["off"] * 3)
         assert first == second == third
-        assert b.out == c.out  # two hits on one generation: the same bytes
+        cached = [json.loads(x.out)["cache"] for x in (b, c)]
+        for x in cached:
+            x.pop("ms")  # (the one part that is a measurement)
+        assert cached[0] == cached[1]  # two hits on one generation
 
 
 def test_all_repos_ranks_every_indexed_repository(
