@@ -317,9 +317,9 @@ def test_text_on_a_repository_not_indexed_yet_exits_2_and_warms_it(
     """Exit 2 is "no match yet": `rq --text --no-wait` in a never-indexed work tree says
     so, and leaves the warming behind it (RQ_WARM_DETACH=0 here: done before exit)."""
     repo = make_repo({"a.py": 'class RefundProcessor:\n    """refund the money"""\n'})
-    first = rq("--text", "refund money", "--no-wait", cwd=repo.root)
+    first = rq("--text", "refund processor", "--no-wait", cwd=repo.root)
     assert first.code == 2 and first.err == f"rq: {repo.root} is not indexed yet\n"
-    again = rq("--text", "refund money", "--no-wait", cwd=repo.root)
+    again = rq("--text", "refund processor", "--no-wait", cwd=repo.root)
     assert again.code == 0 and again.out.startswith("a.py:1  class  RefundProcessor")
     plain = tmp_path / "plain"
     plain.mkdir()

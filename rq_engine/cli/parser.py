@@ -17,8 +17,8 @@ TYPE_CHECKING = False  # `typing` costs ~2 ms to import
 if TYPE_CHECKING:
     from typing import NoReturn
 
-RANKERS = ("text-ranker/full-scan-v1", "text-ranker/bm25-v1")
-DEFAULT_RANKER = "text-ranker/full-scan-v1"
+RANKERS = ("text-ranker/bm25-v1", "text-ranker/full-scan-v1")
+DEFAULT_RANKER = "text-ranker/bm25-v1"
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):

@@ -18,7 +18,7 @@ TEXT_DEFAULT_LIMIT = 10
 DEFAULT_MAX_LINES = 200
 MAX_LINES = 2000
 KINDS = [str(k) for k in Kind]
-RANKERS = ["text-ranker/full-scan-v1", "text-ranker/bm25-v1"]
+RANKERS = ["text-ranker/bm25-v1", "text-ranker/full-scan-v1"]  # the first is the default
 
 Schema = dict[str, Any]
 

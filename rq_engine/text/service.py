@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 FULL_SCAN = "text-ranker/full-scan-v1"  # fullscan.PROFILE.id (imported when used)
 BM25 = bm25.PROFILE.id
 PROFILES = (FULL_SCAN, BM25)
-DEFAULT = FULL_SCAN
+DEFAULT = BM25  # the cutover (docs/DECISIONS.md D39); --ranker text-ranker/full-scan-v1 rolls back
 
 
 if TYPE_CHECKING:

@@ -151,7 +151,7 @@ def test_outline_definition_text_and_status(
     assert missing["outcome"] == "miss" and missing["definition"] is None
 
     assert text["outcome"] == "hit" and text["results"][0]["qualified"] == "widget_factory"
-    assert text["ranker"] == "text-ranker/full-scan-v1" and text["coverage"] == "complete"
+    assert text["ranker"] == "text-ranker/bm25-v1" and text["coverage"] == "complete"
 
     assert status["coverage"] == "complete" and status["root"] == str(repo.root)
     assert status["files_indexed"] == len(SRC) and status["symbols"] > 10

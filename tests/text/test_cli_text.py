@@ -67,7 +67,7 @@ def test_json_carries_the_profile_and_symbol_fields(shop: Repo, rq: RQ) -> None:
         r = rq(*args, cwd=shop.root / "shop")
         assert r.code == 0, r.err
         doc = json.loads(r.out)
-        assert doc["ranker"] == (ranker or "text-ranker/full-scan-v1")
+        assert doc["ranker"] == (ranker or "text-ranker/bm25-v1")
         assert doc["truncated"] is False
         top = doc["results"][0]
         assert top["path"] == "cart.py"  # relative to the working directory
