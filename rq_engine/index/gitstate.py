@@ -198,7 +198,7 @@ def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = Tru
     directory for new files: ~10 ms instead of ~30 ms on Django (fresh.check decides
     when that is safe)."""
     out = _git(root, *_status_args(untracked), timeout=timeout)
-    return None if out is None else _parse_status(out)
+    return None if out is None else parse_status(out)
 
 
 def start_status(root: StrPath, *, untracked: bool = True) -> Running | None:
@@ -208,7 +208,7 @@ def start_status(root: StrPath, *, untracked: bool = True) -> Running | None:
 
 def finish_status(running: Running | None, timeout: float = GIT_TIMEOUT) -> Status | None:
     out = None if running is None else running.result(timeout)
-    return None if out is None else _parse_status(out)
+    return None if out is None else parse_status(out)
 
 
 def _status_args(untracked: bool) -> tuple[str, ...]:
@@ -244,10 +244,12 @@ class PendingStatus:
             self.proc.kill()
             self.proc.communicate()
             return None
-        return _parse_status(out) if self.proc.returncode == 0 else None
+        return parse_status(out) if self.proc.returncode == 0 else None
 
 
-def _parse_status(out: bytes) -> Status:
+def parse_status(out: bytes) -> Status:
+    """`git status --porcelain -z` entries: the paths present and changed (`dirty`:
+    added, modified, the new side of a rename or copy) and the paths gone."""
     dirty: list[str] = []
     deleted: list[str] = []
     parts = out.split(b"\0")

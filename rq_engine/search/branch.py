@@ -40,7 +40,7 @@ import time
 from rq_engine.core.env import env_ms
 from rq_engine.core.identity import current_branch
 from rq_engine.core.record import Record
-from rq_engine.index.gitstate import resolve_ref, trunk
+from rq_engine.index.gitstate import parse_status, resolve_ref, trunk
 
 # How long a search may wait for git when it has no answer for the branch at all
 # (RQ_BRANCH_BUDGET_MS): a small repository's answer takes ~6 ms from the spawn, and
@@ -313,19 +313,8 @@ def parse_answer(data: bytes) -> tuple[str, frozenset[str] | None]:
     except ValueError:
         return stamp, None  # (a torn file: the rename makes this not happen)
     files = {os.fsdecode(p) for p in fields[1:sep] if p}
-    rest = fields[sep + 1 :]
-    i = 0
-    while i < len(rest):
-        entry = rest[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        xy = entry[:2]
-        if xy[:1] in (b"R", b"C"):
-            i += 1  # the source path follows as its own field: gone or unchanged
-        elif b"D" in xy:
-            continue  # deleted: nothing of it is in the index to boost
-        files.add(os.fsdecode(entry[3:]))
+    # what is present and changed (a deleted file has nothing in the index to boost)
+    files.update(parse_status(b"\0".join(fields[sep + 1 :])).dirty)
     return stamp, frozenset(files)
 
 

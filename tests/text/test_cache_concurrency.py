@@ -23,32 +23,17 @@ from tests.text.test_cache_delta import (
     RQ,
     ask,
     cache_dir,
+    cache_shop,
     current_generation,
     same_generation,
 )
-
-CODE = """\
-class RefundProcessor:
-    def process_refund(self, request):
-        return request
-
-
-def send_receipt(order):
-    return order
-
-
-def refund_ledger(x):
-    return x
-"""
 
 QUERY = "refund"
 
 
 @pytest.fixture
 def shop(make_repo: Callable[..., Repo], rq: RQ) -> Repo:
-    repo = make_repo({"shop/payments.py": CODE}, name="shop")
-    assert rq("--index", ".", cwd=repo.root).code == 0
-    return repo
+    return cache_shop(make_repo, rq)
 
 
 def _rename(repo: Repo, old: str, new: str) -> None:

@@ -628,3 +628,25 @@ def test_index_row_order_changes_nothing_a_generation_holds(
     assert a["docs"] == b["docs"] and a["terms"] == b["terms"]  # ...the same rows
     assert a["stats"] == b["stats"]
     same_generation(current_generation(maintained), current_generation(again))
+
+
+# Shared by the fault and concurrency tests: one small repository, indexed.
+CODE = """\
+class RefundProcessor:
+    def process_refund(self, request):
+        return request
+
+
+def send_receipt(order):
+    return order
+
+
+def refund_ledger(x):
+    return x
+"""
+
+
+def cache_shop(make_repo: Callable[..., Repo], rq: RQ) -> Repo:
+    repo = make_repo({"shop/payments.py": CODE}, name="shop")
+    assert rq("--index", ".", cwd=repo.root).code == 0
+    return repo

@@ -30,34 +30,21 @@ from tests.text.test_cache_delta import (
     RQ,
     ask,
     cache_dir,
+    cache_shop,
     current_generation,
     recompute_aggregates,
     same_generation,
 )
 
-CODE = """\
-class RefundProcessor:
-    def process_refund(self, request):
-        return request
-
-
-def send_receipt(order):
-    return order
-
-
-def refund_ledger(x):
-    return x
-"""
-
 QUERY = "refund"
-PHASES = ("staged", "complete", "renamed", "pointed")
 
 
 @pytest.fixture
 def shop(make_repo: Callable[..., Repo], rq: RQ) -> Repo:
-    repo = make_repo({"shop/payments.py": CODE}, name="shop")
-    assert rq("--index", ".", cwd=repo.root).code == 0
-    return repo
+    return cache_shop(make_repo, rq)
+
+
+PHASES = ("staged", "complete", "renamed", "pointed")
 
 
 def reference(rq: RQ, repo: Repo, tmp: Path, name: str, words: str = QUERY) -> dict[str, Any]:
