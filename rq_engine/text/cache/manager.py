@@ -120,6 +120,18 @@ def serve(
             same = m.graph.startswith(f"rq-index:{tok.store}:{tok.rid}:")
             if usable and same and m.seq >= tok.floor and m.seq <= tok.seq:
                 prior = (cur, m)
+    if prior is None:
+        # Before anything is realized: a repository past the document limit is never
+        # built (a build holds every document in memory first: ~3 KB each).
+        (n,) = conn.execute(
+            "SELECT count(*) FROM symbols WHERE repository_id = ?", (tok.rid,)
+        ).fetchone()
+        if n > limits.docs:
+            return _memory(
+                conn,
+                identity,
+                f"{why}{n:,} definitions: past the cache's limit of {limits.docs:,}",
+            )
     try:
         with store.writer(d):
             store.cleanup(d)

@@ -53,7 +53,7 @@ class BadGeneration(Exception):
 class Limits:
     """Checked before publication: a generation past any of them is never published."""
 
-    docs: int = 5_000_000
+    docs: int = 2_000_000  # (a full build's memory grows with it: Go std's 261k took 0.8 GB)
     terms: int = 10_000_000
     postings: int = 200_000_000
     bytes: int = 8 << 30
