@@ -130,7 +130,7 @@ def serve(
             return _memory(
                 conn,
                 identity,
-                f"{why}{n:,} definitions: past the cache's limit of {limits.docs:,}",
+                f"{why}{n:,} documents: past the cache's limit of {limits.docs:,}",
             )
     try:
         with store.writer(d):
