@@ -19,7 +19,7 @@ to what an idle machine of this class would show.
 
 Start-up to first frame. A real `rq` process on a pseudo-terminal (100x30) in
 the corpus directory; the sample is the time from spawn until the status line
-(`? help`, part of the first composed frame) has been written to the
+(`F1 help`, part of the first composed frame) has been written to the
 terminal, and the CPU time (user + system) the process used by then. Peer in the same run: `fzf` started the same way until its prompt
 counter appears. Plus the import time of the picker modules alone.
 
@@ -260,7 +260,7 @@ def startup(root: Path, runs: int, home: Path) -> dict[str, object]:
     rq_cpu: list[float] = []
     fzf: list[float] = []
     for _ in range(runs):  # interleaved, so load hits both alike
-        wall, cpu = first_frame_ms([RQ], root, b"? help", env)
+        wall, cpu = first_frame_ms([RQ], root, b"F1 help", env)
         if wall == wall:
             rq.append(wall)
             rq_cpu.append(cpu)

@@ -51,6 +51,9 @@ DEFAULTS: dict[str, object] = {
     "open": False,
     "show": False,
     "web": False,
+    "bind": None,
+    "shell": None,
+    "man": False,
 }
 _SWITCHES = {
     "-q": "oneshot",

@@ -101,6 +101,12 @@ def _dispatch(a: argparse.Namespace) -> int:
 
         print(describe())
         return 0
+    # --shell, --man and --bind are absent from the namespace unless given (cli/parser.py)
+    shell, man = a.shell, a.man
+    if shell is not None or man:
+        return _print_text(a, shell)
+    if a.bind is not None:
+        _use_bind(a.bind)
     if a.mcp:  # (a store problem is each call's tool error, not a server that never starts)
         if a.query:
             raise RqError("--mcp takes no query: the agent sends them", ExitCode.USAGE)
@@ -158,3 +164,34 @@ def _dispatch(a: argparse.Namespace) -> int:
     from rq_tui import app  # deferred: textual costs ~200 ms to import
 
     return app.run(a)
+
+
+def _print_text(a: argparse.Namespace, shell: str | None) -> int:
+    """`rq --shell SHELL` (key bindings and completion) or `rq --man` (roff) on stdout."""
+    if shell is not None and a.man:
+        raise RqError("--shell and --man are exclusive", ExitCode.USAGE)
+    form = f"--shell {shell}" if shell is not None else "--man"
+    if a.query is not None:
+        raise RqError(f"{form} takes no query", ExitCode.USAGE)
+    if shell is not None:
+        from rq_engine.cli.shell import snippet
+
+        text = snippet(shell)
+    else:
+        from rq_engine import __version__
+        from rq_engine.cli.manpage import render
+
+        text = render(__version__)
+    sys.stdout.write(text)
+    return 0
+
+
+def _use_bind(specs: list[str]) -> None:
+    """`--bind SPEC` (repeatable): checked as RQ_BIND is (a bad one: 64 whatever the face),
+    then handed on as RQ_BIND in its place — the picker, and a --tmux popup, read that."""
+    from rq_tui import keys  # (stdlib only: no textual)
+
+    # (a spec may end in one ',' — `a:b,` — which would make a `,` key of the next)
+    spec = ",".join(s.strip().removesuffix(",") for s in specs if s.strip())
+    keys.parse(spec, source="--bind")
+    os.environ["RQ_BIND"] = spec

@@ -47,10 +47,24 @@ ENVIRONMENT = (
     ("RQ_WARM_DETACH", "0: warm in the querying process, after the answer"),
     ("RQ_BRANCH_BUDGET_MS", "how long a search waits for git's branch files (default 10)"),
     ("RQ_THEME", "the picker's default theme"),
+    ("RQ_BIND", "the picker's keys, fzf's KEY:ACTION,... form (--bind replaces it)"),
+    ("RQ_TMUX_POPUP", "the --tmux popup's WIDTH,HEIGHT (default 80%,70%)"),
     ("RQ_MCP_MAX_CHARS", "the character budget of one MCP reply (default 20000)"),
     ("VISUAL, EDITOR", "the editor the picker and --open open"),
     ("NO_COLOR", "no colour in plain output"),
 )
+# docs/cli.md "Exit codes" in full; the man page's EXIT STATUS (a test holds the three
+# — this, the help's line below and the docs' table — to the same codes).
+EXIT_STATUS = (
+    (0, "results"),
+    (1, "no match, and the index is complete (a definitive miss)"),
+    (2, "no match yet: the index is still warming, or the directory is not indexed"),
+    (3, "no match, and nothing to match: the complete index holds no file rq reads"),
+    (64, "usage error (bad flag or value); --web where no forge URL applies"),
+    (74, "I/O or store error (an editor --open cannot start, an unreadable or damaged index)"),
+    (130, "interrupted (Ctrl-C, or Esc in the picker) with nothing to show"),
+)
+SHELLS = ("bash", "zsh", "fish")
 EPILOG = (
     "environment:\n"
     + "".join(f"  {name:<20}{meaning}\n" for name, meaning in ENVIRONMENT)
@@ -166,11 +180,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     u.add_argument("--tmux", action="store_true", help="open the picker in a tmux popup")
     u.add_argument("--theme", metavar="NAME", help="picker theme (see themes/)")
+    u.add_argument(
+        "--bind",
+        action="append",
+        metavar="KEY:ACTION,...",
+        default=None,
+        help="picker keys in fzf's --bind form, in place of RQ_BIND (repeatable)",
+    )
     a = p.add_argument_group("agents")
     a.add_argument(
         "--mcp",
         action="store_true",
         help="serve MCP over stdio for coding agents (with --all-repos: every indexed repo)",
+    )
+    s = p.add_argument_group("shell and manual")
+    s.add_argument(
+        "--shell",
+        metavar="|".join(SHELLS),
+        default=None,
+        help="print key bindings (alt-i inserts picks, alt-j opens one) and flag completion"
+        ' to eval: eval "$(rq --shell bash)"',
+    )
+    s.add_argument(
+        "--man",
+        action="store_true",
+        help="print the manual page (roff): rq --man > rq.1 && man ./rq.1",
     )
     p.add_argument(
         "--version", action="store_true", help="print the version, commit and index schema"
