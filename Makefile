@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml
 
 # Debian tools the tests drive for real: tmux for the popup binding, git for fixtures,
 # universal-ctags for the recall-against-ctags tests, vim and neovim for the quickfix
-# output and the editors/nvim plugin.
-SYSDEPS := tmux git universal-ctags vim neovim
+# output and the editors/nvim plugin, zsh and fish for the rq --shell widgets.
+SYSDEPS := tmux git universal-ctags vim neovim zsh fish
 sysdeps:
-	@missing=""; for t in tmux git ctags vim nvim; do command -v $$t >/dev/null || missing=1; done; \
+	@missing=""; for t in tmux git ctags vim nvim zsh fish; do command -v $$t >/dev/null || missing=1; done; \
 	[ -z "$$missing" ] || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq >/dev/null && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSDEPS) >/dev/null; \
