@@ -141,11 +141,12 @@ Keymap = dict[str, tuple[str, ...]]  # Textual key -> actions run in order
 
 
 class BindError(UsageError):
-    """A bad RQ_BIND spec: the message names the part that is wrong (exit 64)."""
+    """A bad RQ_BIND (or --bind) spec: the message names the part that is wrong (exit 64)."""
 
 
-def textual_key(spec: str) -> str:
-    """The Textual key name for an fzf key name; BindError when it names no key."""
+def textual_key(spec: str, source: str = "RQ_BIND") -> str:
+    """The Textual key name for an fzf key name; BindError (naming `source`) when it names
+    no key."""
     low = spec.lower() if len(spec) > 1 else spec
     if low in _NAMED:
         return _NAMED[low]
@@ -165,33 +166,35 @@ def textual_key(spec: str) -> str:
             if rest.lower() in _MODIFIED:
                 name = _NAMED[rest.lower()]
                 return prefix + name
-    raise BindError(f"RQ_BIND: unknown key {spec!r}")
+    raise BindError(f"{source}: unknown key {spec!r}")
 
 
-def parse(spec: str) -> list[tuple[str, str, tuple[str, ...]]]:
+def parse(spec: str, source: str = "RQ_BIND") -> list[tuple[str, str, tuple[str, ...]]]:
     """fzf's `key:action[+action],key:action` -> [(fzf key, Textual key, actions)].
 
-    A key may itself be `:` or `,` (`::abort`, `,:toggle`), as in fzf."""
+    A key may itself be `:` or `,` (`::abort`, `,:toggle`), as in fzf. `source` names
+    where the spec came from in an error (`RQ_BIND`, or `--bind`, which cli/main.py
+    checks here and then hands on as RQ_BIND)."""
     out: list[tuple[str, str, tuple[str, ...]]] = []
     i = 0
     while i < len(spec):
         colon = spec.find(":", i + 1)  # (the key is at least one character: `::` works)
         if colon < 0:
-            raise BindError(f"RQ_BIND: {spec[i:]!r} has no ':ACTION' (write KEY:ACTION)")
+            raise BindError(f"{source}: {spec[i:]!r} has no ':ACTION' (write KEY:ACTION)")
         key = spec[i:colon]
         end = spec.find(",", colon + 1)
         end = len(spec) if end < 0 else end
         action = spec[colon + 1 : end]
         if not key.strip() or not action:
-            raise BindError(f"RQ_BIND: {spec[i:end]!r} is not KEY:ACTION")
+            raise BindError(f"{source}: {spec[i:end]!r} is not KEY:ACTION")
         actions = tuple(_split_actions(action))
         for a in actions:
             if a not in ACTIONS or "+" in a:
                 raise BindError(
-                    f"RQ_BIND: unknown action {a!r} for {key!r} (the actions are listed in "
+                    f"{source}: unknown action {a!r} for {key!r} (the actions are listed in "
                     "docs/guide.md and on F1)"
                 )
-        out.append((key, textual_key(key), actions))
+        out.append((key, textual_key(key, source), actions))
         i = end + 1
     return out
 
