@@ -158,12 +158,6 @@ def test_bash_completes_the_flags(shop: Repo, path_with_rq: str) -> None:
             "zsh",
             ["zsh", "-f", "-i"],
             'PS1="$ "; eval "$(rq --shell zsh)"; echo RQ-READY-$((6*7))\r',
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the zsh widget inserts nothing: in `zsh -f -i` on a pty the picker"
-                " opens, takes Enter and leaves, and the command line is unchanged (not"
-                " diagnosed yet; bash and fish insert the pick)",
-            ),
         ),
         (
             "fish",
@@ -189,7 +183,8 @@ def test_zsh_and_fish_alt_i_inserts_the_pick(
         # only then type on (keys typed while the picker still owns the terminal are its)
         sh.expect_raw(lambda raw: "\x1b[?1049l" in raw, "the picker leaving the screen")
         sh.expect_raw(
-            lambda raw: "shop/refunds.py:18 " in raw[raw.rindex("\x1b[?1049l") :],
+            # (no trailing space: zsh redraws by moving the cursor over it, not printing it)
+            lambda raw: "shop/refunds.py:18" in raw[raw.rindex("\x1b[?1049l") :],
             "the pick on the shell's line",
         )
         sh.send("; echo\r")
