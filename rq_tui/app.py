@@ -36,6 +36,8 @@ from rq_tui.session import SearchSession
 if TYPE_CHECKING:
     import argparse
 
+    from rq_engine.search.anchor import Anchor
+
 # The picker lists more than `rq -q`'s 20: page down is a reason to open it.
 DEFAULT_LIMIT = 50
 # With tune_gc, full collections run only once typing has paused this long (s).
@@ -76,6 +78,7 @@ class PickerApp(App[Outcome], inherit_bindings=False):
         frozen_latency_ms: float | None = None,
         tune_gc: bool = False,
         warm: bool = True,
+        anchor: Anchor | None = None,
     ) -> None:
         """`frozen_latency_ms` fixes the latency the status line shows (snapshot tests).
 
@@ -93,7 +96,7 @@ class PickerApp(App[Outcome], inherit_bindings=False):
         self.print_only = print_only or vimgrep or print0
         self.vimgrep = vimgrep
         self.print0 = print0
-        self.session = session or SearchSession(cwd, db_path)
+        self.session = session or SearchSession(cwd, db_path, anchor)
         keymap, by_action = keys.keymap(self.env)  # (build() has checked RQ_BIND: exit 64)
         self.key_help = keys.help_rows(by_action)
         self.history = QueryHistory()
@@ -196,7 +199,13 @@ def build(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Picke
     """The app for parsed arguments (the theme and RQ_BIND are checked first: exit 64)."""
     env = os.environ if env is None else env
     keys.keymap(env)  # (raises BindError, a UsageError, before the UI starts)
+    anchor = None
+    if ns.anchor is not None:
+        from rq_engine.search.anchor import Anchor
+
+        anchor = Anchor.parse(ns.anchor, os.getcwd())  # a bad one: one line, exit 64
     return PickerApp(
+        anchor=anchor,
         cwd=Path.cwd(),
         query=ns.query or "",
         all_repos=bool(ns.all_repos),

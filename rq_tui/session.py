@@ -27,11 +27,18 @@ from rq_engine.search.service import QueryService
 from rq_engine.search.types import Batch, Cancelled, CancelToken
 from rq_tui.text_results import PROFILE, TextResults, results_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.search.anchor import Anchor
+
 
 class SearchSession:
-    def __init__(self, cwd: Path, db_path: Path | None = None) -> None:
+    def __init__(
+        self, cwd: Path, db_path: Path | None = None, anchor: Anchor | None = None
+    ) -> None:
         self.cwd = cwd
         self.db_path = db_path
+        self.anchor = anchor  # where symbol queries are asked from (--anchor: an editor's cursor)
         self._lock = threading.Lock()
         self._text_lock = threading.Lock()
         self._services: dict[bool, QueryService] = {}
@@ -46,7 +53,12 @@ class SearchSession:
             other = self._services.get(not all_repos)
             conn = other.conn if other is not None else None
             svc = QueryService(
-                self.cwd, all_repos=all_repos, db_path=self.db_path, source="picker", conn=conn
+                self.cwd,
+                all_repos=all_repos,
+                db_path=self.db_path,
+                source="picker",
+                conn=conn,
+                anchor=self.anchor,
             )
             self._services[all_repos] = svc
         return svc

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -93,3 +94,21 @@ def test_a_picker_whose_terminal_goes_away_exits(tmp_path: Path) -> None:
     finally:
         if p.proc.poll() is None:
             p.proc.kill()  # (a picker that survived must not spin on after the test)
+
+
+def test_the_picker_ranks_from_its_anchor(make_repo: Callable[..., Repo]) -> None:
+    """`rq --anchor FILE:LINE` (an editor opening the picker at its cursor): of two
+    equally good `foo`s, the one enclosing the anchor comes first — either way round."""
+    code = "class A:\n    def foo(self):\n        pass\n\n\nclass B:\n    def foo(self):\n        pass\n"
+    repo = make_repo({"m.py": code}, name="anchored")
+    assert (
+        subprocess.run([*rq_bin(), "--index", "."], cwd=repo.root, capture_output=True).returncode
+        == 0
+    )
+    for line, want in ((3, "m.py:2\n"), (8, "m.py:7\n")):
+        p = spawn("--print", "--anchor", f"m.py:{line}", "foo", cwd=repo.root)
+        p.expect("F1 help")
+        p.expect(" results")  # both foos are listed: the search has answered
+        p.send("\r")
+        assert p.wait() == 0
+        assert p.stdout == want
