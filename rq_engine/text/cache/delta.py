@@ -198,9 +198,15 @@ class _Terms:
 
 def _new_key(conn: sqlite3.Connection, sid: str, taken: set[int]) -> int:
     """A key between the neighbours' keys in stable-ID order (NeedFull when no room)."""
-    lo = int(conn.execute("SELECT max(doc) FROM docs WHERE id < ?", (sid,)).fetchone()[0] or 0)
-    nxt = conn.execute("SELECT min(doc) FROM docs WHERE id > ?", (sid,)).fetchone()[0]
-    hi = lo + 2 * schema.GAP if nxt is None else int(nxt)
+    # Keys follow stable-ID order, so the neighbours by ID hold the neighbouring keys:
+    # one probe of the ID index each (max(doc) over `id < ?` scanned half the table,
+    # ~40 ms a new definition on Go std)
+    prev = conn.execute(
+        "SELECT doc FROM docs WHERE id < ? ORDER BY id DESC LIMIT 1", (sid,)
+    ).fetchone()
+    nxt = conn.execute("SELECT doc FROM docs WHERE id > ? ORDER BY id LIMIT 1", (sid,)).fetchone()
+    lo = int(prev[0]) if prev is not None else 0
+    hi = lo + 2 * schema.GAP if nxt is None else int(nxt[0])
     k = (lo + hi) // 2
     if k <= lo or k >= hi or k in taken:
         raise NeedFull(f"no room for a key at {sid!r}")
