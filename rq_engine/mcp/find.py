@@ -24,6 +24,10 @@ from rq_engine.search.render import hit_to_json
 from rq_engine.search.service import Answer
 from rq_engine.search.types import Hit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.search.anchor import Anchor
+
 # Candidates a filtered query ranks before filtering.
 FILTER_POOL = 200
 
@@ -49,7 +53,12 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     svc = sess.service(args.get("all_repos"))
     filtered = bool(kinds) or prefix is not None
     ask = max(FILTER_POOL, limit * 4) if filtered else limit
-    answer = svc.answer(query, limit=ask, wait=sess.wait, cancel=sess.cancel)
+    # (the engine runs one call at a time: the anchor is this call's alone)
+    svc.anchor = _anchor(sess, args.get("anchor"))
+    try:
+        answer = svc.answer(query, limit=ask, wait=sess.wait, cancel=sess.cancel)
+    finally:
+        svc.anchor = None
     objs = [(h, hit_to_json(h, svc.cwd, explain)) for h in answer.hits]
     outcome = outcome_of(answer)
     note = answer.note if outcome == "not_yet" else ""
@@ -104,3 +113,17 @@ def _prefix(raw: object) -> str | None:
 
 def _under(path: str, prefix: str) -> bool:
     return path.replace(os.sep, "/").startswith(prefix)
+
+
+def _anchor(sess: Session, spec: str | None) -> Anchor | None:
+    """`FILE:LINE[:COL]` relative to the repository, as `--anchor` takes it; a bad one is a
+    tool error that names it (the server keeps serving)."""
+    if spec is None:
+        return None
+    from rq_engine.core.errors import UsageError
+    from rq_engine.search.anchor import Anchor
+
+    try:
+        return Anchor.parse(spec, str(sess.cwd))
+    except UsageError as e:
+        raise bound.ToolError(f"anchor: {e.message.removeprefix('--anchor ')}") from None

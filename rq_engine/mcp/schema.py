@@ -141,6 +141,15 @@ FIND_SYMBOL: Schema = {
                 "maxLength": 4096,
                 "description": "Keep only results whose path starts with this (e.g. `src/api/`).",
             },
+            "anchor": {
+                "type": "string",
+                "minLength": 3,
+                "maxLength": 4096,
+                "description": "Where you are looking from, `FILE:LINE` or `FILE:LINE:COL`"
+                " (a path relative to the repository, as results give it): of equally good"
+                " matches, the definitions enclosing that line, then those near that file,"
+                " rank first (the `enclosing` and `proximity` parts of the breakdown).",
+            },
             "all_repos": {
                 "type": "boolean",
                 "description": "Search every indexed repository (only when the server was"

@@ -12,7 +12,7 @@ import pytest
 from mcp import ClientSession
 
 from tests.conftest import ROOT, Repo, Run, corpus
-from tests.mcp.conftest import SRC, ok, serve
+from tests.mcp.conftest import SRC, ok, refused, serve
 
 SHARED = next((p for p in (ROOT.parent / "shared", Path("/work/shared")) if p.is_dir()), ROOT)
 TOOLS = ["find_symbol", "symbols_in_file", "show_definition", "search_text", "index_status"]
@@ -52,6 +52,7 @@ def test_lists_five_tools_with_precise_schemas(
         "path_prefix",
         "all_repos",
         "explain",
+        "anchor",
     }
     assert "function" in find["properties"]["kinds"]["items"]["enum"]
     assert tools["search_text"].input_schema["required"] == ["words"]
@@ -248,3 +249,30 @@ def test_find_symbol_ranks_as_rq_q_on_django(rq: Callable[..., Run]) -> None:
         cli = json.loads(rq("-q", "--json", "--limit", "10", q, cwd=root).out)
         got = [{k: v for k, v in o.items() if k != "margin"} for o in reply["results"]]
         assert got == cli["results"], q
+
+
+def test_find_symbol_ranks_from_an_anchor(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """An agent looking at a line passes it as `anchor`: of two equally good `foo`s, the
+    one enclosing that line comes first, either way round; a bad anchor is a tool error
+    and the server keeps serving."""
+    code = "class A:\n    def foo(self):\n        pass\n\n\nclass B:\n    def foo(self):\n        pass\n"
+    repo = make_repo({"m.py": code}, name="anchored")
+    assert rq("--index", str(repo.root)).code == 0
+
+    async def body(s: ClientSession) -> tuple[list[Any], str, dict[str, Any]]:
+        firsts = []
+        for line in (3, 8):
+            r = await ok(
+                s, "find_symbol", {"query": "foo", "anchor": f"m.py:{line}", "explain": True}
+            )
+            firsts.append((r["results"][0]["qualified"], r["results"][0]["line"]))
+        bad = await refused(s, "find_symbol", {"query": "foo", "anchor": "m.py:x"})
+        after = await ok(s, "find_symbol", {"query": "foo"})
+        return firsts, bad, after
+
+    firsts, bad, after = serve(repo.root, body)
+    assert firsts == [("A.foo", 2), ("B.foo", 7)]
+    assert "anchor: m.py:x: expected FILE:LINE" in bad
+    assert len(after["results"]) == 2  # still serving, and no anchor left behind
