@@ -2,6 +2,7 @@
 """Text ranker benchmark: full-scan-v1 vs in-memory bm25-v1, side by side, same run.
 
     bench/text_ranker.py [--real ID,ID,...] [--synthetic N] [--procs 3] [--rounds 2]
+    bench/text_ranker.py cache [--corpora django,gostd] [--rounds 5]   (bench/text_cache.py)
 
 Workloads (each written once as graph.json into --work, then loaded by fresh
 child processes, so every profile starts from the same validated realization):
@@ -359,4 +360,13 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["cache"]:
+        # `bench/text_ranker.py cache [...]`: the persisted cache beside full-scan-v1,
+        # whole process (full rebuild, exact-hit open, hits, one-file edits): text_cache.py
+        sys.argv = [str(Path(__file__).with_name("text_cache.py")), *sys.argv[2:]]
+        sys.path.insert(0, str(Path(__file__).parent))
+        import text_cache
+
+        text_cache.main()
+        sys.exit(0)
     sys.exit(main())
