@@ -20,7 +20,7 @@ YEAR_AGO = int(time.time()) - 365 * 86400
 CLASS = "class Widget:\n    def run(self):\n        return 1\n"
 
 
-def _commit_at(repo: Repo, when: int, msg: str) -> None:
+def commit_at(repo: Repo, when: int, msg: str) -> None:
     date = f"@{when} +0000"
     env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
     old = {k: os.environ.get(k) for k in env}
@@ -35,7 +35,7 @@ def _commit_at(repo: Repo, when: int, msg: str) -> None:
                 os.environ[k] = v
 
 
-def _age(repo: Repo, *rels: str) -> None:
+def age(repo: Repo, *rels: str) -> None:
     for rel in rels:
         os.utime(repo.root / rel, (YEAR_AGO, YEAR_AGO))
 
@@ -60,8 +60,8 @@ def _old_and_new(make_repo: Callable[..., Repo]) -> Repo:
     repo = make_repo(name="r", commit=False)
     repo.write("a/widget.py", CLASS)
     repo.write("b/widget.py", CLASS)
-    _commit_at(repo, YEAR_AGO, "old")
-    _age(repo, "a/widget.py", "b/widget.py")
+    commit_at(repo, YEAR_AGO, "old")
+    age(repo, "a/widget.py", "b/widget.py")
     return repo
 
 
@@ -72,8 +72,8 @@ def test_a_file_committed_today_beats_one_untouched_for_a_year(
     # b/ changes today (a comment above the class: same span length); its mtime is
     # then aged again, so only the commit time can speak for it
     repo.write("b/widget.py", "# touched\n" + CLASS)
-    _commit_at(repo, int(time.time()), "today")
-    _age(repo, "b/widget.py")
+    commit_at(repo, int(time.time()), "today")
+    age(repo, "b/widget.py")
     assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
@@ -104,8 +104,8 @@ def test_recency_breaks_ties_only(make_repo: Callable[..., Repo], rq: Callable[.
     repo = make_repo(name="r", commit=False)
     repo.write("a/lower.py", "def widget():\n    return 1\n")
     repo.write("b/widget.py", CLASS)
-    _commit_at(repo, YEAR_AGO, "old")
-    _age(repo, "b/widget.py")  # a/ keeps today's mtime
+    commit_at(repo, YEAR_AGO, "old")
+    age(repo, "b/widget.py")  # a/ keeps today's mtime
     assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/lower.py"]
@@ -120,8 +120,8 @@ def test_the_current_repository_wins_a_tie_across_repositories(
     here.write("w/widget.py", CLASS)  # the path tiebreak alone would pick other's a/
     other.write("a/widget.py", CLASS)
     for repo, rel in ((here, "w/widget.py"), (other, "a/widget.py")):
-        _commit_at(repo, YEAR_AGO, "old")
-        _age(repo, rel)
+        commit_at(repo, YEAR_AGO, "old")
+        age(repo, rel)
         assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, here, "--all-repos")
     assert len(hits) == 2

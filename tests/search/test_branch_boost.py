@@ -17,31 +17,12 @@ from pathlib import Path
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.branch import parse_answer
 from tests.conftest import Repo, Run
+from tests.search.test_boosts import YEAR_AGO, age, commit_at
 
-YEAR_AGO = int(time.time()) - 365 * 86400
 CLASS = "class Widget:\n    def run(self):\n        return 1\n"
 # A loaded test machine may take longer than the default 10 ms for git's first answer;
 # the ranking scenarios are about the boost, not the budget (the last tests are).
 WAIT = {"RQ_BRANCH_BUDGET_MS": "10000"}
-
-
-def _commit_at(repo: Repo, when: int, msg: str) -> None:
-    date = f"@{when} +0000"
-    old = {k: os.environ.get(k) for k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
-    os.environ.update({"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
-    try:
-        repo.commit(msg)
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def _age(repo: Repo, *rels: str) -> None:
-    for rel in rels:
-        os.utime(repo.root / rel, (YEAR_AGO, YEAR_AGO))
 
 
 def _query(
@@ -66,8 +47,8 @@ def _trunk(make_repo: Callable[..., Repo]) -> Repo:
     repo.write("a/widget.py", CLASS)
     repo.write("b/widget.py", CLASS)
     repo.write("b/notes.py", "NOTE = 1\n")
-    _commit_at(repo, YEAR_AGO, "old")
-    _age(repo, "a/widget.py", "b/widget.py", "b/notes.py")
+    commit_at(repo, YEAR_AGO, "old")
+    age(repo, "a/widget.py", "b/widget.py", "b/notes.py")
     return repo
 
 
@@ -100,8 +81,8 @@ def test_a_file_the_branch_committed_wins_a_tie(
     # the branch changes b/ (a comment above the class: the same span), committed a
     # year ago and aged, so neither recency nor anything but the branch tells them apart
     repo.write("b/widget.py", "# reworked\n" + CLASS)
-    _commit_at(repo, YEAR_AGO, "work")
-    _age(repo, "b/widget.py")
+    commit_at(repo, YEAR_AGO, "work")
+    age(repo, "b/widget.py")
     assert rq("--index", str(repo.root)).code == 0
     hits, _ = _query(rq, repo, WAIT)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
@@ -122,7 +103,7 @@ def test_uncommitted_files_count_and_their_directory_gets_the_smaller_boost(
     assert rq("--index", str(repo.root)).code == 0
     # unstaged (a new size: git tells it from the stat), and no symbol of it is asked for
     repo.write("b/notes.py", "NOTE = 22\n")
-    _age(repo, "b/notes.py")
+    age(repo, "b/notes.py")
     hits, _ = _query(rq, repo, WAIT)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
     assert _parts(hits[0])["branch_dir"] == WEIGHTS["branch_dir"]
@@ -138,8 +119,8 @@ def test_the_boost_never_beats_a_better_match(
     repo = _trunk(make_repo)
     repo.git("checkout", "-q", "-b", "feature")
     repo.write("c/lower.py", "def widget():\n    return 1\n")
-    _commit_at(repo, YEAR_AGO, "work")
-    _age(repo, "c/lower.py")
+    commit_at(repo, YEAR_AGO, "work")
+    age(repo, "c/lower.py")
     assert rq("--index", str(repo.root)).code == 0
     hits, _ = _query(rq, repo, WAIT)
     assert hits[-1]["path"] == "c/lower.py"
@@ -151,7 +132,7 @@ def test_the_trunk_forks_no_git(
 ) -> None:
     repo = _trunk(make_repo)
     repo.write("b/widget.py", "# dirty on main\n" + CLASS)  # the trunk ignores its edits too
-    _age(repo, "b/widget.py")  # (so recency cannot tell the two apart either)
+    age(repo, "b/widget.py")  # (so recency cannot tell the two apart either)
     assert rq("--index", str(repo.root)).code == 0
     env = _git_wrapper(tmp_path, "")
     hits, _ = _query(rq, repo, env)
@@ -170,7 +151,7 @@ def test_a_cached_answer_forks_nothing(
     repo = _trunk(make_repo)
     repo.git("checkout", "-q", "-b", "feature")
     repo.write("b/widget.py", "# reworked\n" + CLASS)
-    _commit_at(repo, YEAR_AGO, "work")
+    commit_at(repo, YEAR_AGO, "work")
     assert rq("--index", str(repo.root)).code == 0
     env = {**_git_wrapper(tmp_path, ""), **WAIT}
     first, _ = _query(rq, repo, env)
@@ -188,8 +169,8 @@ def test_a_slow_git_does_not_delay_the_answer(
     repo = _trunk(make_repo)
     repo.git("checkout", "-q", "-b", "feature")
     repo.write("b/widget.py", "# reworked\n" + CLASS)
-    _commit_at(repo, YEAR_AGO, "work")
-    _age(repo, "b/widget.py")
+    commit_at(repo, YEAR_AGO, "work")
+    age(repo, "b/widget.py")
     assert rq("--index", str(repo.root)).code == 0
     env = _git_wrapper(tmp_path, 'case "$*" in *diff*) sleep 5;; esac')
     t0 = time.monotonic()
