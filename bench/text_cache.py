@@ -18,8 +18,8 @@ the corpora), every number from fresh `rq` processes:
              inserted above every definition of a file), then one `rq --text` that must
              pick it up: whole process including the freshness check, the file's
              reindex and the delta (ms, median of `--rounds` edits of different files);
-             *_apply: the cache manager's share of it (copy, apply, verify, publish,
-             reopen: `"cache": {"ms"}` of the answer);
+             *_apply: the cache manager's share of it (re-read the changed files,
+             write the overlay, verify, publish, reopen: `"cache": {"ms"}`);
   size       the published generation's bytes; determinism: three hits print the same
              ranked IDs, scores and lines.
 Unset PYTHONDONTWRITEBYTECODE before timing (users' machines write bytecode).
@@ -131,7 +131,7 @@ def bench(corpus: str, work: Path, rounds: int) -> dict:
         "conn=db.connect(readonly=True); i=source.repository_of(conn, Path(os.getcwd()))\n"
         "ts=[]\nfor _ in range(20):\n t=time.perf_counter(); s=manager.serve(conn,i)\n"
         " ts.append((time.perf_counter()-t)*1000); assert s.state=='hit', s.state\n"
-        " s.gen.conn.close()\nprint(statistics.median(ts), s.gen.manifest.docs)\n"
+        " s.gen.close()\nprint(statistics.median(ts), s.gen.manifest.docs)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=scratch, env=env, capture_output=True, text=True

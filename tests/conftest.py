@@ -26,7 +26,12 @@ def isolated_home(
     monkeypatch.setenv("RQ_CACHE", str(home / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("RQ_WARM_DETACH", "0")
-    for var in ("VISUAL", "EDITOR", "RQ_THEME", "TMUX", "NO_COLOR"):
+    for var in (
+        *("VISUAL", "EDITOR", "RQ_THEME", "TMUX", "NO_COLOR"),
+        # fault hooks and cache bounds a developer's shell may hold
+        *("RQ_INDEX_KILL_AT", "RQ_INDEX_STOP_AT", "RQ_TEXT_CACHE_KILL_AT"),
+        *("RQ_TEXT_CACHE_COMPACT_AT", "RQ_TEXT_CACHE_DETACH"),
+    ):
         monkeypatch.delenv(var, raising=False)
     return home
 

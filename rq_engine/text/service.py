@@ -199,17 +199,17 @@ def query_live(
                 damaged = f"the cached generation was damaged ({e}); "
                 served = manager.discard(conn, identity, served)
             finally:
-                gen.conn.close()
+                gen.close()
     finally:
         conn.close()
     state = CacheState(served.state, damaged + served.note, served.generation, took)
+    if served.pending:  # a full build, or one that folds an overlay into a new base
+        manager.build_detached(identity)
     if served.gen is None:
         assert served.graph is not None
         real = Realization(served.graph, roots, warming, "index")
         answer = TextService(keep=0).query(real, text, prof, limit, explain)
         answer.cache = state
-        if served.pending:
-            manager.build_detached(identity)
         return answer
     view = PinnedView(identity, {n.id: n for n in gen.by_id.values()})
     for _, chain in hits:

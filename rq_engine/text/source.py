@@ -156,7 +156,14 @@ def realize_files(
                 ids = [g[0] for g in got]
                 if ids:
                     marks = ",".join("?" * len(ids))
-                    rows += conn.execute(f"{sym_sql} AND file_id IN ({marks})", (rid, *ids))
+                    # (`+repository_id`: the file ids already name the repository, and
+                    # without it SQLite walks the repository's whole name index —
+                    # ~200 ms on Go std — instead of the file index)
+                    rows += conn.execute(
+                        f"{sym_sql.replace('repository_id', '+repository_id')}"
+                        f" AND file_id IN ({marks})",
+                        (rid, *ids),
+                    )
         for fid, name, kind, parent, line, end_line, lang in rows:
             per_file[fid].append(_Sym(name, kind, parent, max(1, line), end_line, lang))
         if snapshot:

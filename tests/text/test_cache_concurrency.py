@@ -15,7 +15,7 @@ import pytest
 
 from rq_engine.text import bm25
 from rq_engine.text.cache import store
-from rq_engine.text.cache.reader import Generation, open_file
+from rq_engine.text.cache.reader import open_generation
 from rq_engine.text.query import TextQuery
 from tests.conftest import Repo, rq_bin
 from tests.text.test_cache_delta import (
@@ -112,34 +112,39 @@ def test_a_pinned_reader_keeps_its_generation_while_newer_ones_are_published(
 ) -> None:
     cache = tmp_path / "c"
     ask(rq, shop, QUERY, cache)
-    old = current_generation(cache)
+    _rename(shop, "refund_ledger", "refund_register")
+    st, _ = ask(rq, shop, QUERY, cache)
+    assert st["state"] == "delta"
+    old = current_generation(cache)  # an overlay...
+    old_base = old.parent / store.base_of(old)  # ...and its base: the pair a reader pins
     q = TextQuery.parse(QUERY)
     # two readers pinned on the old generation: one ranks now, one only afterwards
-    conn_a, m_a = open_file(str(old))
-    conn_b, m_b = open_file(str(old))
+    now = open_generation(old, bm25.PROFILE)
+    later = open_generation(old, bm25.PROFILE)
     try:
-        now = Generation(conn_a, m_a, bm25.PROFILE)
-        later = Generation(conn_b, m_b, bm25.PROFILE)
         before = now.rank(q, explain=True, limit=20)
         before_hits = [now.hit(r.id) for r in before.results]
-        assert "refund_ledger" in {n.name for n, _ in before_hits}
-        # newer generations are published until the old file is removed from the cache
+        assert "refund_register" in {n.name for n, _ in before_hits}
+        # newer generations are published (overlays, then a new base that folds them in,
+        # then overlays over that) until both old files are removed from the cache
         names = ["refund_journal", "refund_book", "refund_diary", "refund_log", "refund_roll"]
-        prev = "refund_ledger"
-        for new in names:
+        prev = "refund_register"
+        for i, new in enumerate(names):
             _rename(shop, prev, new)
             prev = new
-            st, doc = ask(rq, shop, QUERY, cache)
-            assert st["state"] == "delta" and current_generation(cache) != old
+            env = {"RQ_TEXT_CACHE_COMPACT_AT": "1"} if i == 1 else {}
+            st, doc = ask(rq, shop, QUERY, cache, env=env)
+            assert st["state"] == ("rebuilt" if i == 1 else "delta"), (i, st)
+            assert current_generation(cache) != old
             assert new in {r["name"] for r in doc["results"]}
-            if not old.exists():
+            if not old.exists() and not old_base.exists():
                 break
-        assert not old.exists(), "old generations are cleaned up"
+        assert not old.exists() and not old_base.exists(), "old generations are cleaned up"
         # the pinned pair still answers from the old state, whole and unchanged
         after = later.rank(q, explain=True, limit=20)
         after_hits = [later.hit(r.id) for r in after.results]
         assert after == before and after_hits == before_hits
         assert now.rank(q, explain=True, limit=20) == before
     finally:
-        conn_a.close()
-        conn_b.close()
+        now.close()
+        later.close()

@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
+from rq_engine.text import bm25
 from rq_engine.text.cache import schema
-from rq_engine.text.cache.reader import open_file
+from rq_engine.text.cache.reader import open_generation
 from rq_engine.text.service import BM25, TextAnswer, TextService, open_live, query_live
 from tests.conftest import Repo, Run
 
@@ -97,15 +98,11 @@ def _unpack(blob: bytes, code: str = _SMALL) -> list[int]:
     return a.tolist()
 
 
-def recompute_aggregates(path: Path) -> dict[str, Any]:
-    """Check a published generation against its own rows, independently of the product's
-    own check (which must also pass: open_file(deep=True)). Returns its content keyed by
-    stable ID and term text, so two generations compare whatever keys they chose."""
-    conn, m = open_file(str(path), deep=True)  # the public check: must not raise
-    conn.close()
+def _rows(path: Path) -> dict[str, Any]:
+    """One file's raw rows, read with plain SQLite."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         docs = conn.execute(
             "SELECT doc, id, name, qualified, kind, path, language, line, end_line, parent,"
@@ -115,75 +112,120 @@ def recompute_aggregates(path: Path) -> dict[str, Any]:
         stats = conn.execute(
             "SELECT docs, total_length, terms, postings, lexical FROM stats"
         ).fetchall()
+        gone = {r[0] for r in conn.execute("SELECT doc FROM gone")}
+        (body,) = conn.execute("SELECT body FROM manifest").fetchone()
     finally:
         conn.close()
     assert len(stats) == 1
-    n_docs, total, n_terms, n_post, lex = stats[0]
-    id_of = {d[0]: d[1] for d in docs}
-    length_of = {d[0]: d[10] for d in docs}
     text_of = {t[0]: t[1] for t in terms}
-    # keys sort as stable IDs do (the ranker breaks ties by stable ID)
-    ids = [d[1] for d in docs]
-    assert ids == sorted(ids) and len(set(ids)) == len(ids)
-    # postings, from the term rows
-    from_terms: dict[tuple[int, int], tuple[int, int]] = {}
-    for tid, _text, df, blob_docs, blob_tfs, blob_dls in terms:
+    postings: dict[str, dict[int, tuple[int, int]]] = {}
+    for _tid, text, df, blob_docs, blob_tfs, blob_dls in terms:
         keys, tfs, dls = _unpack(blob_docs, _KEYS), _unpack(blob_tfs), _unpack(blob_dls)
         assert df == len(keys) == len(tfs) == len(dls) > 0, "no orphan or empty term"
         assert keys == sorted(set(keys))
-        for k, tf, dl in zip(keys, tfs, dls, strict=True):
-            assert k in id_of, "a posting names a document that is gone"
-            assert dl == length_of[k] and tf > 0
-            from_terms[(tid, k)] = (tf, dl)
-    # postings, from the reverse term records
-    from_docs: dict[tuple[int, int], tuple[int, int]] = {}
+        postings[text] = {k: (tf, dl) for k, tf, dl in zip(keys, tfs, dls, strict=True)}
+    rows = {}
     for d in docs:
         rec = _unpack(d[16])
-        for j in range(0, len(rec), 2):
-            assert rec[j] in text_of, "a reverse record names a term that is gone"
-            from_docs[(rec[j], d[0])] = (rec[j + 1], d[10])
-        if d[9] is not None:
-            assert d[9] in id_of, "a container that is gone"
+        assert all(rec[j] in text_of for j in range(0, len(rec), 2)), "a term that is gone"
+        rows[d[0]] = (d[1:16], [(text_of[rec[j]], rec[j + 1]) for j in range(0, len(rec), 2)])
+    return {"rows": rows, "postings": postings, "stats": stats[0], "gone": gone,
+            "manifest": json.loads(body)}  # fmt: skip
+
+
+def _merged(path: Path) -> dict[str, Any]:
+    """A file's rows; an overlay's merged over its base as the format says: the overlay's
+    rows win, the base's postings of `gone` keys drop out, the overlay's join them, and an
+    overlay row without postings keeps the base's (its lexical projection is the base's)."""
+    own = _rows(path)
+    parent = own["manifest"]["parent"]
+    if parent is None:
+        assert not own["gone"]
+        return own
+    base = _rows(path.parent / parent)
+    assert not base["gone"] and base["manifest"]["parent"] is None
+    gone = own["gone"]
+    assert gone <= base["rows"].keys()
+    rows = {k: v for k, v in base["rows"].items() if k not in gone}
+    for k, (cols, rec) in own["rows"].items():
+        if k in gone or k not in base["rows"]:
+            assert rec, "an overlay row with postings of its own has a reverse record"
+        else:  # facts only: the base's lexical columns and reverse record
+            assert not rec and cols[9:14] == base["rows"][k][0][9:14]
+            rec = base["rows"][k][1]
+        rows[k] = (cols, rec)
+    postings: dict[str, dict[int, tuple[int, int]]] = {}
+    for text, ps in base["postings"].items():
+        kept = {k: v for k, v in ps.items() if k not in gone}
+        if kept:
+            postings[text] = kept
+    for text, ps in own["postings"].items():
+        assert not ps.keys() & postings.get(text, {}).keys()
+        postings.setdefault(text, {}).update(ps)
+    return {"rows": rows, "postings": postings, "stats": own["stats"], "gone": set(),
+            "manifest": own["manifest"]}  # fmt: skip
+
+
+def recompute_aggregates(path: Path) -> dict[str, Any]:
+    """Check a published generation (a base, or an overlay over its base) against its own
+    rows, independently of the product's own check (which must also pass:
+    open_generation(deep=True)). Returns its content keyed by stable ID and term text, so
+    two generations compare whatever keys they chose."""
+    open_generation(path, bm25.PROFILE, deep=True).close()  # the public check: must not raise
+    g = _merged(path)
+    m = g["manifest"]
+    rows: dict[int, tuple[tuple[Any, ...], list[tuple[str, int]]]] = g["rows"]
+    n_docs, total, n_terms, n_post, lex = g["stats"]
+    id_of = {k: r[0][0] for k, r in rows.items()}
+    length_of = {k: r[0][9] for k, r in rows.items()}
+    # keys sort as stable IDs do (the ranker breaks ties by stable ID)
+    ids = [id_of[k] for k in sorted(rows)]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    # postings, from the term rows
+    from_terms: dict[tuple[str, int], tuple[int, int]] = {}
+    for text, ps in g["postings"].items():
+        for k, (tf, dl) in ps.items():
+            assert k in id_of, "a posting names a document that is gone"
+            assert dl == length_of[k] and tf > 0
+            from_terms[(text, k)] = (tf, dl)
+    # postings, from the reverse term records
+    from_docs: dict[tuple[str, int], tuple[int, int]] = {}
+    for k, (cols, rec) in rows.items():
+        for text, tf in rec:
+            from_docs[(text, k)] = (tf, cols[9])
+        if cols[8] is not None:
+            assert cols[8] in id_of, "a container that is gone"
     assert from_terms == from_docs
     # the aggregates, recomputed
     digest = 0
-    for d in docs:
-        h = hashlib.sha256(d[1].encode("utf-8") + b"\x00" + d[11]).digest()
+    for cols, _ in rows.values():
+        h = hashlib.sha256(cols[0].encode("utf-8") + b"\x00" + cols[10]).digest()
         digest = (digest + int.from_bytes(h, "big")) % (1 << 256)
-    assert n_docs == len(docs) == m.docs
-    assert total == sum(length_of.values()) == m.total_length
-    assert n_terms == len(terms) == m.terms
-    assert n_post == len(from_terms) == sum(t[2] for t in terms) == m.postings
-    assert lex == f"{digest:064x}" == m.lexical
-    assert m.state == "complete"
+    assert n_docs == len(rows) == m["docs"]
+    assert total == sum(length_of.values()) == m["total_length"]
+    assert n_terms == len(g["postings"]) == m["terms"]
+    assert n_post == len(from_terms) == m["postings"]
+    assert lex == f"{digest:064x}" == m["lexical"]
+    assert m["state"] == "complete"
     content = {
         "docs": {
-            d[1]: (
-                *d[2:9],
-                None if d[9] is None else id_of[d[9]],
-                *d[10:16],
-                sorted(
-                    (text_of[rec[j]], rec[j + 1])
-                    for rec in [_unpack(d[16])]
-                    for j in range(0, len(rec), 2)
-                ),
+            cols[0]: (
+                *cols[1:8],
+                None if cols[8] is None else id_of[cols[8]],
+                *cols[9:15],
+                sorted(rec),
             )
-            for d in docs
+            for cols, rec in rows.values()
         },
         "terms": {
-            t[1]: (
-                t[2],
-                [
-                    (id_of[k], tf, dl)
-                    for k, tf, dl in zip(
-                        _unpack(t[3], _KEYS), _unpack(t[4]), _unpack(t[5]), strict=True
-                    )
-                ],
-            )
-            for t in terms
+            text: (len(ps), [(id_of[k], tf, dl) for k, (tf, dl) in sorted(ps.items())])
+            for text, ps in g["postings"].items()
         },
         "stats": (n_docs, total, n_terms, n_post, lex),
-        "bound": (m.format, m.analyzer, m.profile, m.repository, m.graph, m.seq, m.limits),
+        "bound": tuple(
+            m[f] for f in ("format", "analyzer", "profile", "repository", "graph", "seq")
+        )
+        + (json.dumps(m["limits"], sort_keys=True),),
     }
     return content
 

@@ -86,7 +86,7 @@ def test_a_builder_killed_at_each_phase_leaves_old_or_new_never_a_mix(
     assert p.out == ""  # killed before it answered: nothing half-written to stdout
     d = cache_dir(cache)
     tmps = files(d, "tmp-")
-    gens = files(d, "g-")
+    gens = files(d, "g-") + files(d, "d-")  # bases and overlays
     named = (d / "current").read_text().strip() if (d / "current").exists() else None
     if phase in ("staged", "complete"):
         assert len(tmps) == 1 and named == old, (tmps, named)
@@ -355,9 +355,9 @@ ALTERATIONS: dict[str, tuple[Callable[[sqlite3.Connection], object], str]] = {
     "unknown format major (user_version)": (
         lambda c: c.execute("PRAGMA user_version = 99"), "unknown cache format major 99"),
     "unknown format major (manifest)": (
-        _edit_manifest(_set(format=2), reseal=True), "unknown cache format major 2"),
+        _edit_manifest(_set(format=3), reseal=True), "unknown cache format major 3"),
     "manifest checksum does not match": (
-        _edit_manifest(_set(build="delta"), reseal=False), "checksum"),
+        _edit_manifest(_set(lexical="0" * 64), reseal=False), "checksum"),
     "manifest counts altered, checksum left": (
         _edit_manifest(lambda b: b.update(docs=b["docs"] + 1), reseal=False), "checksum"),
     "incomplete (state building)": (
@@ -452,4 +452,51 @@ def test_rows_altered_inside_a_valid_file_are_never_served(
     st, got = ask(rq, shop, QUERY, cache)
     assert got == reference(rq, shop, tmp_path, "fresh"), st
     assert st["state"] == "rebuilt" and st["generation"] != g.name, st
+    assert ask(rq, shop, QUERY, cache)[0]["state"] == "hit"
+
+
+OVERLAY_FAULTS: dict[str, Callable[[Path, Path, Path], object]] = {
+    "its base is gone": lambda overlay, base, other: base.unlink(),
+    "its base is another generation": lambda overlay, base, other: shutil.copyfile(other, base),
+    "an overlay posting altered": lambda overlay, base, other: _alter(
+        overlay, "UPDATE terms SET tfs = zeroblob(length(tfs)) WHERE text = 'refund'"
+    ),
+    "an overlay row altered": lambda overlay, base, other: _alter(
+        overlay, "UPDATE docs SET line = line + 100 WHERE name = 'refund_journal'"
+    ),
+    "a gone key dropped": lambda overlay, base, other: _alter(overlay, "DELETE FROM gone"),
+}
+
+
+def _alter(p: Path, sql: str) -> None:
+    conn = sqlite3.connect(p, isolation_level=None)
+    try:
+        assert conn.execute(sql).rowcount > 0
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("what", list(OVERLAY_FAULTS))
+def test_an_overlay_is_served_only_whole_and_over_its_own_base(
+    shop: Repo, rq: RQ, tmp_path: Path, what: str
+) -> None:
+    """A delta is an overlay file over the base it names: a missing or substituted base,
+    or damage inside the overlay, is never served — rebuilt, with the full answer."""
+    cache = tmp_path / "c"
+    ask(rq, shop, QUERY, cache)
+    rename_refund_ledger(shop)
+    st, _ = ask(rq, shop, QUERY, cache)
+    assert st["state"] == "delta", st
+    ask(rq, shop, QUERY, tmp_path / "other")
+    other = current_generation(tmp_path / "other")  # a valid base, of another state
+    overlay = current_generation(cache)
+    base = overlay.parent / json.loads(
+        sqlite3.connect(f"file:{overlay}?mode=ro", uri=True).execute("SELECT body FROM manifest").fetchone()[0]
+    )["parent"]  # fmt: skip
+    assert base.name.startswith("g-") and base.exists()
+    OVERLAY_FAULTS[what](overlay, base, other)
+    st, got = ask(rq, shop, QUERY, cache)
+    assert got == reference(rq, shop, tmp_path, "fresh"), st
+    assert st["state"] == "rebuilt" and st["note"], st
+    assert "refund_journal" in {r["name"] for r in got["results"]}
     assert ask(rq, shop, QUERY, cache)[0]["state"] == "hit"

@@ -1,5 +1,6 @@
 """`python -m rq_engine.text.cache IDENTITY`: build the repository's text-ranker
-generation in full, detached from the query that found none (manager.build_detached).
+generation in full, detached from the query that found none, or found an overlay
+grown past its bound (manager.build_detached).
 
 Quiet and best-effort: another builder holding the lock, a read-only cache or a
 repository dropped meanwhile all end it without a word; the next query serves
@@ -25,7 +26,9 @@ def main(argv: list[str]) -> int:
     except (RqError, sqlite3.Error, OSError):
         return 0
     try:
-        manager.serve(conn, argv[0], detach=False)
+        s = manager.serve(conn, argv[0], detach=False, compact=True)
+        if s.gen is not None:
+            s.gen.close()
     except (RqError, sqlite3.Error, OSError):
         pass
     finally:

@@ -3,8 +3,9 @@
 The ladder, first that applies:
   hit       the current generation is bound to the index's state of the repository now;
   delta     a valid prior generation of the same index and repository, the change log
-            still covers it, and at most MAX_DELTA_PATHS paths changed: copy, apply the
-            exact delta, publish (`edge` when no document's projection changed);
+            still covers its base, and at most MAX_DELTA_PATHS paths changed since the
+            base: write the exact overlay of those paths over the base, publish it
+            (`edge` when the lexical projection is the prior generation's);
   rebuilt   realize the graph and build a generation in full, publish it;
   memory    the cache cannot be written or read (read-only or full disk, another
             builder holds the lock, a limit): the in-memory bm25-v1 index over the
@@ -21,9 +22,15 @@ from pathlib import Path
 
 from rq_engine.core.value import value
 from rq_engine.text import bm25, lexical
-from rq_engine.text.cache import store
-from rq_engine.text.cache.manifest import BadGeneration, Limits, Manifest, graph_token
-from rq_engine.text.cache.reader import Generation, open_file
+from rq_engine.text.cache import schema, store
+from rq_engine.text.cache.manifest import (
+    FORMAT_MAJOR,
+    BadGeneration,
+    Limits,
+    Manifest,
+    graph_token,
+)
+from rq_engine.text.cache.reader import Generation, open_generation
 
 # An exact hit imports only the above; building reads the index's rows and writes a
 # generation, and imports what that needs when it happens.
@@ -83,6 +90,7 @@ def serve(
     limits: Limits | None = None,
     *,
     detach: bool | None = None,
+    compact: bool = False,
 ) -> Served:
     """The pinned ranker state for one repository's current index (see the ladder).
 
@@ -90,7 +98,10 @@ def serve(
     more than ranking in memory: with `detach` (the default; RQ_TEXT_CACHE_DETACH=0
     turns it off) a query that needs one answers from memory and says `pending`, and
     its caller hands the build to a detached `python -m rq_engine.text.cache`. A
-    delta is applied here: it costs about what it saves."""
+    delta is applied here: an overlay costs about what the changed files hold. An
+    overlay past compact_at() rows is served, and a full build that folds it into a
+    new base is made pending; `compact` (the detached builder's) builds in full
+    unless a base is already bound to now."""
     import os
 
     limits = limits or Limits()
@@ -101,25 +112,25 @@ def serve(
         return _memory(conn, identity, "the index predates the text cache")
     d = store.directory(tok.store, tok.rid)
     why = ""
-    prior: tuple[Path, Manifest] | None = None
+    prior: _Prior | None = None
     cur = store.current(d)
     if cur is not None:
         try:
-            gconn, m = open_file(str(cur))
+            gen = open_generation(cur, profile)
         except BadGeneration as e:
             why = f"the cached generation was unusable ({e}); "
         else:
-            usable = (
-                m.profile == profile.id
-                and m.analyzer == lexical.ANALYZER_ID
-                and m.repository == identity
-            )
-            if usable and m.graph == tok.graph:
-                return Served("hit", "", Generation(gconn, m, profile), generation=cur.name)
-            gconn.close()
+            m, base = gen.manifest, gen.base_manifest
+            usable = m.analyzer == lexical.ANALYZER_ID and m.repository == identity
+            if usable and m.graph == tok.graph and not (compact and m.build != "full"):
+                s = Served("hit", "", gen, generation=cur.name)
+                s.pending = detach and gen.overlay_rows >= compact_at()
+                return s
             same = m.graph.startswith(f"rq-index:{tok.store}:{tok.rid}:")
-            if usable and same and m.seq >= tok.floor and m.seq <= tok.seq:
-                prior = (cur, m)
+            if usable and same and not compact and base.seq >= tok.floor and m.seq <= tok.seq:
+                prior = _Prior(gen, cur.name if m.build == "full" else str(m.parent))
+            else:
+                gen.close()
     if prior is None:
         # Before anything is realized: a repository past the document limit is never
         # built (a build holds every document in memory first: ~3 KB each).
@@ -144,13 +155,33 @@ def serve(
         return _memory(conn, identity, why + "another rq is building this cache")
     except (OSError, sqlite3.Error, BadGeneration) as e:
         return _memory(conn, identity, f"{why}the cache could not be written ({e})")
+    finally:
+        if prior is not None:
+            prior.gen.close()
+
+
+def compact_at() -> int:
+    """Overlay rows past which a full build folds them into a new base: every query on
+    an overlay reads its keys (RQ_TEXT_CACHE_COMPACT_AT, default 5,000)."""
+    import os
+
+    try:
+        return max(1, int(os.environ.get("RQ_TEXT_CACHE_COMPACT_AT", "5000")))
+    except ValueError:
+        return 5000
+
+
+@value
+class _Prior:
+    gen: Generation  # the current generation (a base, or an overlay over one)
+    base: str  # its base's file name
 
 
 def _build(
     conn: sqlite3.Connection,
     identity: str,
     d: Path,
-    prior: tuple[Path, Manifest] | None,
+    prior: _Prior | None,
     profile: bm25.Bm25Profile,
     limits: Limits,
     why: str,
@@ -165,19 +196,22 @@ def _build(
     try:
         tok = _token(conn, identity)
         assert tok is not None
-        if prior is not None:
+        if prior is not None and full and prior.gen.overlay_rows >= compact_at():
+            why += f"the overlay holds {prior.gen.overlay_rows:,} rows; "
+        elif prior is not None:
+            # every path changed since the base: an overlay is rewritten, never stacked
             paths = [
                 str(r[0])
                 for r in conn.execute(
                     "SELECT DISTINCT path FROM text_changes WHERE repository_id = ? AND seq > ?",
-                    (tok.rid, prior[1].seq),
+                    (tok.rid, prior.gen.base_manifest.seq),
                 )
             ]
             if len(paths) <= MAX_DELTA_PATHS:
                 nodes, edges = source.realize_files(conn, identity, tok.rid, paths, snapshot=False)
                 part = Graph(identity, nodes, edges)
                 try:
-                    return _delta(d, prior, part, paths, tok, profile, limits)
+                    return _delta(d, prior, part, paths, tok, profile, limits, pend=not full)
                 except (NeedFull, BadGeneration) as e:
                     why += f"the delta could not be applied ({e}); "
             else:
@@ -196,13 +230,22 @@ def _stage(d: Path) -> tuple[Path, sqlite3.Connection]:
 
 
 def _finish(
-    d: Path, tmp: Path, wconn: sqlite3.Connection, m: Manifest, profile: bm25.Bm25Profile
+    d: Path,
+    tmp: Path,
+    wconn: sqlite3.Connection,
+    m: Manifest,
+    profile: bm25.Bm25Profile,
+    base: Generation | None = None,
 ) -> tuple[Generation, str]:
     """Validate, mark complete, publish, reopen read-only."""
     from rq_engine.text.cache.build import CacheLimit, verify_stats, write_manifest
+    from rq_engine.text.cache.delta import merged_stats
 
     write_manifest(wconn, m)
-    verify_stats(wconn, m)
+    if base is None:
+        verify_stats(wconn, m)
+    elif merged_stats(base.conn, wconn) != (m.docs, m.total_length, m.terms, m.postings, m.lexical):
+        raise BadGeneration("the overlay's statistics do not recompute over its base")
     wconn.execute("COMMIT")
     store.phase("staged")
     wconn.execute("BEGIN")
@@ -212,20 +255,21 @@ def _finish(
     store.phase("complete")
     if tmp.stat().st_size > m.limits.bytes:
         raise CacheLimit(f"{tmp.stat().st_size:,} bytes (limit {m.limits.bytes:,})")
-    final = store.publish(d, tmp, m.seq)
-    gconn, got = open_file(str(final))
-    return Generation(gconn, got, profile), final.name
+    final = store.publish(d, tmp, m.seq, overlay=base is not None)
+    return open_generation(final, profile), final.name
 
 
 def _manifest(
     identity: str, tok: _Token, stats: tuple[int, int, int, int, str], profile: bm25.Bm25Profile,
-    limits: Limits, build: str, parent: str | None,
+    limits: Limits, build: str, base: _Prior | None = None,
 ) -> Manifest:  # fmt: skip
     n, total, nt, npost, lex = stats
     return Manifest(
-        format=1, analyzer=lexical.ANALYZER_ID, profile=profile.id, repository=identity,
+        format=FORMAT_MAJOR, analyzer=lexical.ANALYZER_ID, profile=profile.id, repository=identity,
         graph=tok.graph, seq=tok.seq, lexical=lex, docs=n, total_length=total, terms=nt,
-        postings=npost, limits=limits, build=build, parent=parent, state="building",
+        postings=npost, limits=limits, build=build, state="building",
+        parent=base.base if base else None,
+        base=base.gen.base_manifest.checksum() if base else None,
     )  # fmt: skip
 
 
@@ -239,7 +283,7 @@ def _full(
         create(wconn)
         wconn.execute("BEGIN")
         stats = build_full(wconn, facts(graph), profile, limits)
-        m = _manifest(graph.repository, tok, stats, profile, limits, "full", None)
+        m = _manifest(graph.repository, tok, stats, profile, limits, "full")
         gen, name = _finish(d, tmp, wconn, m, profile)
     except BaseException:
         wconn.close()
@@ -250,35 +294,39 @@ def _full(
 
 def _delta(
     d: Path,
-    prior: tuple[Path, Manifest],
+    prior: _Prior,
     part: Graph,
     paths: list[str],
     tok: _Token,
     profile: bm25.Bm25Profile,
     limits: Limits,
+    *,
+    pend: bool,
 ) -> Served:
-    import shutil
-
-    from rq_engine.text.cache.build import facts
+    from rq_engine.text.cache.build import create, facts
     from rq_engine.text.cache.delta import apply
 
-    tmp = store.temporary(d)
-    shutil.copyfile(prior[0], tmp)
-    wconn = sqlite3.connect(tmp, isolation_level=None)
+    tmp, wconn = _stage(d)
     try:
-        wconn.execute("PRAGMA journal_mode = OFF")
-        wconn.execute("PRAGMA synchronous = OFF")
+        create(wconn)
         wconn.execute("BEGIN")
-        c, stats = apply(wconn, paths, facts(part), profile, limits)
-        lexical_same = not (c.added or c.removed or c.changed)
-        build = "edge" if lexical_same else "delta"
-        m = _manifest(part.repository, tok, stats, profile, limits, build, prior[0].name)
-        gen, name = _finish(d, tmp, wconn, m, profile)
+        _, stats = apply(prior.gen.conn, wconn, paths, facts(part), profile, limits)
+        # edge: the same lexical projection as the generation it follows — every
+        # posting is the same, only graph facts moved
+        build = "edge" if stats[4] == prior.gen.manifest.lexical else "delta"
+        m = _manifest(part.repository, tok, stats, profile, limits, build, prior)
+        m.keys = schema.key_seal(
+            [int(r[0]) for r in wconn.execute("SELECT doc FROM gone ORDER BY doc")],
+            [int(r[0]) for r in wconn.execute("SELECT doc FROM docs ORDER BY doc")],
+        )
+        gen, name = _finish(d, tmp, wconn, m, profile, prior.gen)
     except BaseException:
         wconn.close()
         tmp.unlink(missing_ok=True)
         raise
-    return Served(build, "", gen, generation=name)
+    s = Served(build, "", gen, generation=name)
+    s.pending = pend and gen.overlay_rows >= compact_at()
+    return s
 
 
 def discard(conn: sqlite3.Connection, identity: str, bad: Served) -> Served:
@@ -291,13 +339,16 @@ def discard(conn: sqlite3.Connection, identity: str, bad: Served) -> Served:
             with store.writer(d):
                 cur = store.current(d)
                 if cur is not None and cur.name == bad.generation:
+                    base = store.base_of(cur)  # (which file failed is not known: both go)
                     (d / "current").unlink()
                     cur.unlink()
+                    if base is not None:
+                        (d / base).unlink(missing_ok=True)
         except (store.Busy, OSError):
             pass  # (another builder is replacing it right now)
     again = serve(conn, identity)
     if again.gen is not None and again.generation == bad.generation:
-        again.gen.conn.close()  # (not unpublished: a read-only cache) — never ask it again
+        again.gen.close()  # (not unpublished: a read-only cache) — never ask it again
         return _memory(conn, identity, "the damaged generation could not be removed")
     return again
 

@@ -13,6 +13,7 @@ format major, an impossible count or a checksum that does not recompute is a
 from __future__ import annotations
 
 import json
+import re
 from importlib import import_module
 
 from rq_engine.core.value import value
@@ -40,7 +41,7 @@ def _builtin_sha256() -> Any:
 _sha256 = _builtin_sha256()
 
 
-FORMAT_MAJOR = 1
+FORMAT_MAJOR = 2  # 2: overlays (a delta is a file over its base, never a copy of it)
 BUILDS = ("full", "delta", "edge")
 STATES = ("building", "complete")
 
@@ -74,8 +75,10 @@ class Manifest:
     postings: int
     limits: Limits
     build: str  # full | delta | edge
-    parent: str | None  # the generation a delta started from
+    parent: str | None  # an overlay's base: its file name (None: this is a base)
     state: str  # building | complete
+    base: str | None = None  # an overlay's base: the checksum of its manifest
+    keys: str | None = None  # an overlay's key seal (schema.key_seal): nothing dropped or added
 
     def body(self) -> dict[str, Any]:
         lim = self.limits
@@ -105,7 +108,7 @@ class Manifest:
 
 _FIELDS = (
     "format", "analyzer", "profile", "repository", "graph", "seq", "lexical", "docs",
-    "total_length", "terms", "postings", "limits", "build", "parent", "state",
+    "total_length", "terms", "postings", "limits", "build", "parent", "state", "base", "keys",
 )  # fmt: skip
 _INT_FIELDS = ("format", "seq", "docs", "total_length", "terms", "postings")
 _STR_FIELDS = ("analyzer", "profile", "repository", "graph", "lexical", "build", "state")
@@ -131,16 +134,21 @@ def parse(text: str) -> Manifest:
             raise BadGeneration(f"manifest {f} is {d.get(f)!r}")
     if d["build"] not in BUILDS or d["state"] not in STATES:
         raise BadGeneration(f"manifest build/state {d['build']!r}/{d['state']!r}")
-    if len(d["lexical"]) != 64 or any(c not in "0123456789abcdef" for c in d["lexical"]):
+    if not _hex64(d["lexical"]):
         raise BadGeneration("manifest lexical digest is malformed")
     lim = d.get("limits")
     if not isinstance(lim, dict) or set(lim) != {"docs", "terms", "postings", "bytes"}:
         raise BadGeneration("manifest limits are malformed")
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in lim.values()):
         raise BadGeneration("manifest limits are malformed")
-    parent = d.get("parent")
-    if parent is not None and not isinstance(parent, str):
-        raise BadGeneration("manifest parent is malformed")
+    parent, base, keys = d.get("parent"), d.get("base"), d.get("keys")
+    if d["build"] == "full":
+        if parent is not None or base is not None or keys is not None:
+            raise BadGeneration("a full build's manifest names a base")
+    elif not (isinstance(parent, str) and parent and isinstance(base, str) and _hex64(base)):
+        raise BadGeneration(f"a {d['build']} manifest does not name its base")
+    elif not (isinstance(keys, str) and _SEAL.fullmatch(keys)):
+        raise BadGeneration(f"a {d['build']} manifest's key seal is malformed")
     m = Manifest(
         format=fmt,
         analyzer=d["analyzer"],
@@ -157,11 +165,20 @@ def parse(text: str) -> Manifest:
         build=d["build"],
         parent=parent,
         state=d["state"],
+        base=base,
+        keys=keys,
     )
     if d.get("checksum") != m.checksum():
         raise BadGeneration("manifest checksum does not match its content")
     check_bounds(m)
     return m
+
+
+_SEAL = re.compile(r"\d+:\d+:[0-9a-f]{8}")
+
+
+def _hex64(s: str) -> bool:
+    return len(s) == 64 and all(c in "0123456789abcdef" for c in s)
 
 
 def check_bounds(m: Manifest) -> None:

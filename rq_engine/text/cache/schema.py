@@ -1,10 +1,15 @@
-"""The private SQLite schema of one text-ranker generation (format major 1), and the
-packed forms of its postings and reverse term records.
+"""The private SQLite schema of one text-ranker generation file (format major 2), and
+the packed forms of its postings and reverse term records.
 
-One file per generation, immutable once published. Documents are keyed by an
-order-preserving integer (`doc`): a full build spaces them GAP apart in stable-ID
-order and a delta inserts between neighbours, so sorting keys sorts stable IDs
-and every tie the ranker breaks by stable ID breaks the same way. SQLite stores
+Every file is immutable once published. A full build is a *base*: every document,
+term and posting. A delta is an *overlay* on one base, in the same schema: the
+rows of the documents that differ from the base (added, changed, or only moved),
+the postings of the added and changed ones, `gone` (the base keys whose postings
+no longer count: removed or changed documents) and the statistics of the merged
+whole. Documents are keyed by an order-preserving integer (`doc`): a full build
+spaces them GAP apart in stable-ID order and an overlay's additions take keys
+between their neighbours', so sorting keys sorts stable IDs and every tie the
+ranker breaks by stable ID breaks the same way in the merged view. SQLite stores
 facts; rq_engine.text.bm25 computes every score (no FTS, no SQL ranking).
 """
 
@@ -14,8 +19,8 @@ import zlib
 from array import array
 
 from rq_engine.text import lexical
+from rq_engine.text.cache.manifest import FORMAT_MAJOR as FORMAT_MAJOR
 
-FORMAT_MAJOR = 1
 GAP = 1 << 24  # room for ~24 inserts at one spot before a delta gives way to a full build
 
 DDL = """
@@ -30,7 +35,8 @@ CREATE TABLE docs (
     fp BLOB NOT NULL,               -- sha256 of the canonical lexical encoding
     cn TEXT NOT NULL, cq TEXT NOT NULL,  -- compact name / qualified (exact protection)
     twin TEXT, derived TEXT,        -- twin key; the stable ID of its source when derived
-    terms BLOB NOT NULL,            -- reverse term records: packed int32 (term, tf) pairs
+    terms BLOB NOT NULL,            -- reverse term records: packed int32 (term, tf) pairs;
+                                    -- empty in an overlay row whose postings stay the base's
     crc INTEGER                     -- row_crc of the row's DOC_CRC columns
 );
 CREATE TABLE terms (
@@ -42,11 +48,13 @@ CREATE TABLE terms (
     dls BLOB NOT NULL,              -- packed int32 document length, same order
     crc INTEGER                     -- row_crc of the row's TERM_CRC columns
 );
+CREATE TABLE gone (doc INTEGER PRIMARY KEY);  -- an overlay's: base postings that no longer count
 CREATE TABLE stats (
     one INTEGER PRIMARY KEY CHECK (one = 1),
     docs INTEGER NOT NULL, total_length INTEGER NOT NULL,
     terms INTEGER NOT NULL, postings INTEGER NOT NULL,
     lexical TEXT NOT NULL           -- the additive set digest (manifest.lexical)
+                                    -- (an overlay's: of the merged whole)
 );
 """
 
@@ -131,3 +139,12 @@ def unpack(blob: bytes, code: str = SMALL) -> array[int]:
     a = array(code)
     a.frombytes(blob)
     return a
+
+
+def key_seal(gone: list[int], mine: list[int]) -> str:
+    """An overlay's seal over its key sets (sorted): the counts and a CRC-32 of both, kept
+    in the manifest, so a `gone` or row dropped or added is never served (row CRCs
+    cannot see a missing row)."""
+    return (
+        f"{len(gone)}:{len(mine)}:{zlib.crc32(pack(mine, KEYS), zlib.crc32(pack(gone, KEYS))):08x}"
+    )

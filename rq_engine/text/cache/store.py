@@ -3,18 +3,20 @@
     $RQ_CACHE/text/<store>-<rid>/    the index's store uuid and the repository's row id
         lock                         one builder at a time (flock, never waited on)
         current                      the published generation's file name
-        g-<seq>-<rand>.db            published generations (immutable)
+        g-<seq>-<rand>.db            published bases: full builds (immutable)
+        d-<seq>-<rand>.db            published overlays: deltas over a base (immutable)
         tmp-<pid>-<rand>.db          a builder's work in progress
 
 Publication, in order: the builder writes its temporary file (manifest state
 `building`), checks the statistics, marks it `complete`, fsyncs it, renames it
-to `g-…` (atomic), fsyncs the directory, then replaces `current` (write a
+to `g-…` or `d-…` (atomic), fsyncs the directory, then replaces `current` (write a
 temporary, fsync, rename). A builder killed at any point leaves `current`
 naming the old generation or the new one, never a mix; what it leaves behind is
-removed by the next builder: a `tmp-` file of a dead pid at once, a `g-` file
-`current` does not name once a newer one is published (the newest such file is
-kept: a reader that has just read `current` may be about to open it). Readers
-keep an open generation even after it is unlinked.
+removed by the next builder: a `tmp-` file of a dead pid at once, a published
+file `current` does not name once a newer one is published (the newest such file
+is kept: a reader that has just read `current` may be about to open it; so is the
+base of every overlay kept). Readers keep an open generation even after it is
+unlinked.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
 
-_GEN = re.compile(r"g-\d+-[0-9a-f]{8}\.db")
+_GEN = re.compile(r"[gd]-\d+-[0-9a-f]{8}\.db")
+_BASE = re.compile(r"g-\d+-[0-9a-f]{8}\.db")
 _TMP = re.compile(r"tmp-(\d+)-[0-9a-f]{8}\.db")
 KEEP = 2  # published generations kept: the current one and the one before it
 
@@ -54,8 +57,13 @@ def directory(store: str, repository_id: int) -> Path:
     return text_cache_dir(store, repository_id)
 
 
+def is_base(name: str) -> bool:
+    """A full build's file name (`g-…`): what an overlay's `parent` must name."""
+    return _BASE.fullmatch(name) is not None
+
+
 def current(d: Path) -> Path | None:
-    """The published generation `current` names, or None (absent, or not a name we write)."""
+    """The published file `current` names, or None (absent, or not a name we write)."""
     try:
         name = (d / "current").read_text().strip()
     except OSError:
@@ -94,10 +102,10 @@ def temporary(d: Path) -> Path:
     return d / f"tmp-{os.getpid()}-{os.urandom(4).hex()}.db"
 
 
-def publish(d: Path, tmp: Path, seq: int) -> Path:
+def publish(d: Path, tmp: Path, seq: int, *, overlay: bool = False) -> Path:
     """Make a finished temporary generation current; its published path."""
     _fsync_file(tmp)
-    final = d / f"g-{seq}-{os.urandom(4).hex()}.db"
+    final = d / f"{'d' if overlay else 'g'}-{seq}-{os.urandom(4).hex()}.db"
     os.rename(tmp, final)
     _fsync_dir(d)
     phase("renamed")
@@ -114,8 +122,8 @@ def publish(d: Path, tmp: Path, seq: int) -> Path:
 
 def cleanup(d: Path) -> int:
     """Remove leftovers (under the writer lock): temporaries of dead builders, stray
-    pointer temporaries, and published generations beyond the newest KEEP that
-    `current` does not name. Returns how many files went."""
+    pointer temporaries, and published files beyond the newest KEEP that `current`
+    does not name, except the bases of those kept. Returns how many files went."""
     cur = current(d)
     gens: list[tuple[float, Path]] = []
     gone = 0
@@ -134,9 +142,31 @@ def cleanup(d: Path) -> int:
             except OSError:
                 pass
     gens.sort(reverse=True)
+    kept = [p for p in (cur, *(p for _, p in gens[: KEEP - 1])) if p is not None]
+    bases = {base_of(p) for p in kept}
     for _, p in gens[KEEP - 1 :]:
-        gone += _unlink(p)
+        if p.name not in bases:
+            gone += _unlink(p)
     return gone
+
+
+def base_of(p: Path) -> str | None:
+    """An overlay's base file name (from its manifest), or None."""
+    if is_base(p.name):
+        return None
+    import sqlite3
+
+    from rq_engine.text.cache.manifest import BadGeneration, parse
+
+    try:
+        conn = sqlite3.connect(f"file:{p}?mode=ro&immutable=1", uri=True)
+        try:
+            row = conn.execute("SELECT body FROM manifest WHERE one = 1").fetchone()
+        finally:
+            conn.close()
+        return None if row is None else parse(row[0]).parent
+    except (sqlite3.Error, BadGeneration):
+        return None
 
 
 def _alive(pid: int) -> bool:
