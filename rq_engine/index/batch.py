@@ -9,7 +9,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 
-from rq_engine.index import fts, reading
+from rq_engine.index import crashpoints, fts, reading
 from rq_engine.index.parse import (
     FAILED,
     GONE,
@@ -176,6 +176,8 @@ def write_batch(
                     cold.learn(r.keys)
             cold.write(conn, (row[0] for p in parsed for row in p[5]))
         fts.fill(conn, suspension, written, queue_names=cold is None)
+        crashpoints.phase("batch-written")
+    crashpoints.phase("batch-committed")
     # Counted only once the transaction committed: a rolled-back batch wrote nothing.
     stats.files_indexed += indexed
     stats.files_unchanged += unchanged

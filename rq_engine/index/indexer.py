@@ -23,7 +23,7 @@ from pathlib import Path
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, checkout_for
 from rq_engine.core.value import value
-from rq_engine.index import batch, fresh, fts, tiers
+from rq_engine.index import batch, crashpoints, fresh, fts, tiers
 from rq_engine.index.parse import Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
 from rq_engine.index.stats import IndexProgress, IndexStats
@@ -294,6 +294,7 @@ def _run(
         for path, old in states.items():
             if path not in listed and (not prefixes or any(path.startswith(p) for p in prefixes)):
                 doomed.append(old.id)
+    crashpoints.phase("walked")
 
     # --- order: active files, the query's leaf tier, names like the query, the rest
     if req.active_files or req.leaf or req.hint:
@@ -412,6 +413,7 @@ def _run(
                 files_unread=unread.encode(stats.files_unread) if not partial else None,
             )
             writes.mark_checkout_indexed(conn, checkout_id)
+    crashpoints.phase("finished")
     stats.complete = status == "complete"
     if not targeted:  # (a covering-index scan: ~5 ms per 100k rows, not for a revalidation)
         stats.symbols_total = writes.count_symbols(conn, repo_id)

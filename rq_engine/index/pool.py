@@ -25,6 +25,7 @@ import os
 import signal
 from collections.abc import Generator
 
+from rq_engine.index import crashpoints
 from rq_engine.index.parse import FAILED, NO_PLUGIN, Job, Parsed, as_tuple, parse_job
 from rq_engine.lang import registry
 
@@ -52,11 +53,17 @@ def parse_all(
     *,
     stop_poll: float,
     keys: bool = False,
+    prefill: int | None = None,
 ) -> Generator[Parsed | None, None, None]:
     """Yield parse results as they come; None every `stop_poll` s while waiting, so the
     caller can flush a batch and check its deadline/cancel flag even while parsing is slow.
     With `keys` (a cold pass), pool workers also key the names they see (Parsed.keys);
-    in-process parsing leaves that to the caller, which has no one to hand it to."""
+    in-process parsing leaves that to the caller, which has no one to hand it to.
+
+    `prefill` caps the chunk tickets written before the workers are forked (None: as
+    many as the ticket pipe holds, 16,384 on Linux); the rest are fed from the poll
+    loop as the workers drain the pipe. A pass only feeds them so past ~260k files;
+    a test takes that path with a handful."""
     if not jobs:
         return
     langs = sorted({j.language for j in jobs})
@@ -74,11 +81,17 @@ def parse_all(
         return
     chunk = max(1, min(MAX_CHUNK, len(runnable) // (n * 8)))
     chunks = [runnable[i : i + chunk] for i in range(0, len(runnable), chunk)]
-    yield from _forked(root, chunks, limit, min(n, len(chunks)), stop_poll, keys)
+    yield from _forked(root, chunks, limit, min(n, len(chunks)), stop_poll, keys, prefill)
 
 
 def _forked(
-    root: str, chunks: list[list[Job]], limit: int, n: int, stop_poll: float, keys: bool
+    root: str,
+    chunks: list[list[Job]],
+    limit: int,
+    n: int,
+    stop_poll: float,
+    keys: bool,
+    prefill: int | None,
 ) -> Generator[Parsed | None, None, None]:
     import select
 
@@ -90,7 +103,10 @@ def _forked(
     try:
         t_read, t_write = os.pipe()
         os.set_blocking(t_write, False)
-        tickets = _send_tickets(t_write, tickets)  # usually all of them, before any fork
+        # usually all of them, before any fork
+        ahead = len(tickets) if prefill is None else min(len(tickets), 4 * max(0, prefill))
+        unsent = _send_tickets(t_write, tickets[:ahead])
+        tickets = tickets[ahead - len(unsent) :]  # what did not fit, then what was held back
         for _ in range(n):
             _fork_worker(pids, pipes, t_read, t_write, root, limit, chunks, keys)
         os.close(t_read)
@@ -261,6 +277,8 @@ def _work(
         if len(ticket) < 4:
             break  # no tickets left
         index = int.from_bytes(ticket, "little")
+        crashpoints.phase("worker")
+        crashpoints.phase("chunk", index + 1)
         blob = marshal.dumps(
             (index, [as_tuple(parse_job(root, j, limit, seen)) for j in chunks[index]])
         )

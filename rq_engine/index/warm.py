@@ -133,7 +133,7 @@ def warm(
     whether anything moved, reindex that, record the verdict. Otherwise: sweep, active
     files first, until coverage completes or the budget runs out. None when nothing
     needed indexing."""
-    from rq_engine.index import fts
+    from rq_engine.index import crashpoints, fts
     from rq_engine.store import derived, writes
     from rq_engine.store.txn import writable
 
@@ -152,6 +152,7 @@ def warm(
             dirs = moved.dirs
             if dirs is None and not fresh.has_dirs(conn, str(checkout.root)):
                 dirs = _listed_dirs(checkout)  # (an index made before the record existed)
+            crashpoints.phase("verdict")
             fresh.settle(
                 conn,
                 checkout.root,
@@ -188,6 +189,7 @@ def warm(
     if stats.complete:
         changed = bool(stats.files_indexed or stats.files_deleted)
         dirs = stats.dirs if stats.dirs is not None else moved.dirs
+        crashpoints.phase("verdict")
         fresh.settle(
             conn,
             checkout.root,

@@ -67,3 +67,39 @@ def fts_ok(conn: sqlite3.Connection) -> None:
     }
     assert trig == {"symbols_fts_ai", "symbols_fts_ad", "symbols_fts_au"}
     assert conn.execute("SELECT value FROM meta WHERE key = 'fts_suspended'").fetchone() is None
+
+
+def index_stopped_at(root: Path, phase: str) -> subprocess.Popen[str]:
+    """A real `rq --index ROOT` that stops itself (SIGSTOP) at the named point `phase` of
+    its pass (RQ_INDEX_STOP_AT, rq_engine/index/crashpoints.py). The caller waits for
+    it with `stopped`, acts, then SIGCONTs it and collects it (`p.communicate()`)."""
+    from tests.conftest import rq_bin
+
+    return subprocess.Popen(
+        [*rq_bin(), "--index", str(root)],
+        env={**os.environ, "RQ_INDEX_STOP_AT": phase},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def stopped(p: subprocess.Popen[str]) -> bool:
+    """Wait (on the kernel's report, not a clock) until `p` stops itself at its phase.
+    False if it ended instead; its exit code is then set."""
+    _, status = os.waitpid(p.pid, os.WUNTRACED)
+    if os.WIFSTOPPED(status):
+        return True
+    p.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
+    return False
+
+
+def resumed(p: subprocess.Popen[str]) -> tuple[str, str]:
+    """Let a stopped `p` go on (SIGCONT) and collect it: its stdout and stderr."""
+    import signal
+
+    if p.returncode is None:
+        os.kill(p.pid, signal.SIGCONT)
+    out, err = p.communicate(timeout=120)
+    return out, err

@@ -131,51 +131,22 @@ def test_ctrl_c_keeps_committed_batches(
     make_repo: Callable[..., Repo], rq: Callable[..., Run], isolated_home: Path
 ) -> None:
     import signal
-    import subprocess
-    import time
 
     from rq_engine.store.db import connect
-    from rq_engine.store.paths import index_db_path
-    from tests.conftest import rq_bin
-    from tests.index.conftest import fts_ok
+    from tests.index.conftest import fts_ok, index_stopped_at, resumed, stopped
 
-    # A pass of ~5 s of parsing, so the Ctrl-C lands mid-pass however the
-    # machine is loaded (the test only waits for the first commit): with 30
-    # definitions a file, the pass sometimes ended first once indexing got faster.
-    n = 800
+    # More than 256 files: the first batch cannot hold them all. The pass stops itself
+    # once that batch has committed (RQ_INDEX_STOP_AT); Ctrl-C lands there, a known
+    # point between two batches, whatever the machine's pace.
+    n = 300
     body = "".join(f"def f{k}():\n    pass\n\n" for k in range(30))
-    body += "".join(f"x{k} = [{', '.join(map(str, range(60)))}]\n" for k in range(200))
     repo = make_repo({f"p{i // 100}/m{i}.py": body for i in range(n)}, commit=False)
-    p = subprocess.Popen(
-        [*rq_bin(), "--index", str(repo.root)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
-    db = index_db_path()
-    committed = 0
-    deadline = time.monotonic() + 60
-    while committed == 0 and time.monotonic() < deadline and p.poll() is None:
-        time.sleep(0.01)
-        if db.exists():
-            try:
-                conn = connect(db, readonly=True)
-                committed = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-                conn.close()
-            except Exception:
-                committed = 0
-    assert committed, "no batch was committed in time"
-    assert p.poll() is None, "the pass ended before it could be interrupted"
-    p.send_signal(signal.SIGINT)
+    p = index_stopped_at(repo.root, "batch-committed")
     try:
-        # (a safety net, not a race: the pass's exit is the event waited for; under two
-        # busy CPU loops its niced workers can take tens of seconds to be reaped)
-        out, err = p.communicate(timeout=180)
+        if stopped(p):
+            p.send_signal(signal.SIGINT)  # pending until the pass goes on
     finally:
-        if p.poll() is None:
-            p.kill()  # never leave the pass running beside the tests that follow
-            p.wait()
+        out, err = resumed(p)
     assert p.returncode == 130 and out == ""
     assert err.strip().splitlines()[-1] == "rq: interrupted; the batches already written are kept"
     conn = connect()

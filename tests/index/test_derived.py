@@ -9,9 +9,7 @@ take all of its rows with it (m005).
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,8 +18,15 @@ import pytest
 from rq_engine.index.indexer import drop_repository, index_under
 from rq_engine.store import derived, migrations
 from rq_engine.store.db import connect
-from tests.conftest import Repo
-from tests.index.conftest import dump, fts_ok, truth
+from tests.conftest import Repo, Run
+from tests.index.conftest import (
+    dump,
+    fts_ok,
+    index_stopped_at,
+    resumed,
+    stopped,
+    truth,
+)
 
 # docs/INDEXING.md: a pass with at least 200 files to parse takes the bulk (cold) path.
 BULK_FILES = 200
@@ -148,102 +153,99 @@ def test_m005_m006_remove_orphans_and_the_typo_key_tables(tmp_path: Path) -> Non
     assert conn.execute("SELECT count(*) FROM names").fetchone()[0] == 0
 
 
-def test_a_worker_that_dies_fails_its_files_and_the_pass_ends(
-    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+def bulk_files(n: int) -> dict[str, str]:
+    """`n` files of FILES' shape: more than 256 make a bulk pass of at least two batches
+    (its first batch holds at most 256 files: docs/INDEXING.md)."""
+    text = next(iter(FILES.values()))
+    return {f"big/m{i:03}.py": text.replace("HTTPServer0", f"Big{i}") for i in range(n)}
+
+
+def test_writes_under_someone_elses_suspension_keep_fts_and_names_whole(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
-    files = {f"m{i:03}.py": f"def fn{i}():\n    pass\n" for i in range(60)}
-    files["boom.py"] = "def boom():\n    pass\n"
-    repo = make_repo(files)
-    crash_on_boom(monkeypatch, exit_code=7)
-    s = index_under(db, repo.root, workers=2)
-    assert any("boom.py: parse worker died (exit code 7)" in e for e in s.errors)
-    indexed = {r[0] for r in db.execute("SELECT path FROM files")}
-    assert "boom.py" not in indexed
-    # only the dead worker's chunk is lost (docs/INDEXING.md: a worker takes chunks of
-    # at most 16 files); every other file is in
-    assert len(indexed) + s.files_failed == 61 and 1 <= s.files_failed <= 16
-
-
-def crash_on_boom(monkeypatch: pytest.MonkeyPatch, exit_code: int) -> None:
-    """Make the Python plugin die like a segfaulting grammar on any file defining
-    `boom` — through the plugin seam (registry.plugin(...).extract), which a forked
-    parse worker inherits."""
-    from rq_engine.lang import registry
-
-    plugin = registry.plugin("python")
-    real = plugin.extract
-
-    def extract(source: bytes) -> object:
-        if b"def boom" in source:
-            os._exit(exit_code)
-        return real(source)
-
-    monkeypatch.setattr(plugin, "extract", extract)
-
-
-def test_a_write_under_someone_elses_suspension_keeps_fts_and_names_whole(
-    make_repo: Callable[..., Repo], db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from rq_engine.index import fts
-
+    """A bulk pass holds the triggers off (stopped after its first batch); meanwhile
+    other passes edit one repository and index another through no triggers: each
+    batch keeps FTS and the names whole itself, so nothing waits for a rebuild."""
     first = make_repo({"a.py": "def first_name():\n    pass\n"}, name="first")
-    index_under(db, first.root, workers=1)
-    # a bulk pass elsewhere holds the triggers off…
-    sus = fts.suspend(db)
-    assert sus is not None
-    # …while this process edits one repository and indexes another through no triggers:
-    # each batch keeps FTS and the names whole itself, so nothing waits for a rebuild
-    first.write("a.py", "def second_name():\n    pass\n")
-    index_under(db, first.root, workers=1)
-    other = make_repo({"b.py": "def other_name():\n    pass\n"}, name="other")
-    index_under(db, other.root, workers=1)
-    derived_whole(db)
-    db.execute("INSERT INTO symbols_fts(symbols_fts, rank) VALUES ('integrity-check', 1)")
-    assert {r[1] for r in derived_rows(db)} == {"second_name", "other_name"}
-    fts.resume(db, sus)
-    assert db.execute("SELECT count(*) FROM meta WHERE key LIKE 'fts_%'").fetchone() == (0,)
-    derived_whole(db)
-    assert {r[1] for r in derived_rows(db)} == {"second_name", "other_name"}
-    fts_ok(db)
+    assert rq("--index", str(first.root)).code == 0
+    big = make_repo(bulk_files(300), name="big")
+    p = index_stopped_at(big.root, "batch-committed")
+    try:
+        assert stopped(p), resumed(p)
+        conn = connect()
+        try:
+            assert conn.execute(
+                "SELECT count(*) FROM meta WHERE key = 'fts_suspended'"
+            ).fetchone() == (1,)
+        finally:
+            conn.close()
+        first.write("a.py", "def second_name():\n    pass\n")
+        assert rq("--index", str(first.root)).code == 0
+        other = make_repo({"b.py": "def other_name():\n    pass\n"}, name="other")
+        assert rq("--index", str(other.root)).code == 0
+        conn = connect()
+        try:
+            derived_whole(conn)
+            conn.execute("INSERT INTO symbols_fts(symbols_fts, rank) VALUES ('integrity-check', 1)")
+            names = {r[1] for r in derived_rows(conn)}
+            assert {"second_name", "other_name"} <= names and "first_name" not in names
+        finally:
+            conn.close()
+        for q, want in (("second_nme", "a.py:1"), ("other_nam", "b.py:1")):
+            r = rq("-q", q, cwd=first.root if want == "a.py:1" else other.root)
+            assert r.code == 0 and r.out.startswith(want), (q, r)
+    finally:
+        out, err = resumed(p)
+    assert p.returncode == 0, err
+    conn = connect()
+    try:  # the bulk pass ended and gave the triggers back
+        fts_ok(conn)
+        derived_whole(conn)
+        assert dump(conn) == sorted(truth(first.root) + truth(big.root) + truth(other.root))
+    finally:
+        conn.close()
 
 
 def test_a_pass_repaired_under_it_keeps_its_names(
-    make_repo: Callable[..., Repo], db: sqlite3.Connection
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
-    """Someone took the cold pass for dead and repaired it: what the pass writes after
+    """Someone took a live bulk pass for dead and repaired it: what the pass writes after
     the repair (its symbols through the restored triggers, its names directly) must
     end whole, and its resume must not undo the repair."""
-    from rq_engine.index import fts
-    from rq_engine.store.writes import transaction
-    from tests.conftest import rq_bin
-
-    repo = make_repo({"a.py": "def early_name():\n    pass\n"})
-    index_under(db, repo.root, workers=1)
-    rid = int(db.execute("SELECT id FROM repositories").fetchone()[0])
-    sus = fts.suspend(db)
-    assert sus is not None
-    cold = derived.ColdNames(rid)
-    # Another rq takes this pass for dead: the marker's owner is stamped with another
-    # process start time (what a reused pid looks like), so the next pass repairs.
-    db.execute(
-        "UPDATE meta SET value = json_set(value, '$.start', json_extract(value, '$.start') + 1)"
-        " WHERE key = 'fts_suspended'"
-    )
-    other = subprocess.run(
-        [*rq_bin(), "--index", str(repo.root)], capture_output=True, text=True, timeout=120
-    )
-    assert other.returncode == 0, other.stderr
-    assert db.execute("SELECT count(*) FROM meta WHERE key = 'fts_suspended'").fetchone() == (0,)
-    with transaction(db):  # the pass goes on: a batch with a new name
-        fid = db.execute("SELECT id FROM files").fetchone()[0]
-        db.execute(
-            "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
-            " VALUES (?, ?, 'late_name', 'late_name', 'function', 'python', 9)",
-            (rid, fid),
-        )
-        cold.write(db, ["late_name"])
-        fts.fill(db, sus, [fid])  # the restored trigger indexed the row: this must not again
-    fts.resume(db, sus)
-    derived.drain(db)
-    derived_whole(db)
-    fts_ok(db)
+    repo = make_repo(bulk_files(300))
+    p = index_stopped_at(repo.root, "batch-committed")
+    try:
+        assert stopped(p), resumed(p)
+        conn = connect()
+        try:
+            # the pass has batches still to write after the repair below
+            assert conn.execute("SELECT count(*) FROM files").fetchone()[0] < 300
+            # what a reused pid looks like: the marker's owner, stamped with another
+            # process start time, so the next pass takes it for dead and repairs
+            conn.execute(
+                "UPDATE meta SET value = json_set(value, '$.start',"
+                " json_extract(value, '$.start') + 1) WHERE key = 'fts_suspended'"
+            )
+        finally:
+            conn.close()
+        other = rq("--index", str(repo.root))
+        assert other.code == 0 and "Traceback" not in other.err, other.err
+        conn = connect()
+        try:
+            assert conn.execute(
+                "SELECT count(*) FROM meta WHERE key = 'fts_suspended'"
+            ).fetchone() == (0,)
+        finally:
+            conn.close()
+    finally:
+        out, err = resumed(p)  # the pass goes on: its other batches, then its resume
+    assert p.returncode == 0, err
+    conn = connect()
+    try:
+        fts_ok(conn)
+        derived_whole(conn)
+        assert dump(conn) == truth(repo.root)
+    finally:
+        conn.close()
+    r = rq("-q", "Big299Handlr", cwd=repo.root)  # a typo: the names table's keys
+    assert r.code == 0 and r.out.startswith("big/m299.py:1  class  Big299Handler"), r

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 
 from rq_engine.index.indexer import index_under
-from tests.conftest import ROOT, Repo
+from tests.conftest import Repo, Run
 from tests.index.conftest import dump, fts_ok, truth
 
 # docs/INDEXING.md: a pass with at least 200 files to parse takes the bulk (cold) path.
@@ -54,37 +53,26 @@ def test_cold_pass_fills_fts_once_and_restores_triggers(
 
 
 def test_a_writer_killed_mid_cold_pass_is_repaired_by_the_next_pass(
-    make_repo: Callable[..., Repo], db: sqlite3.Connection
+    make_repo: Callable[..., Repo], db: sqlite3.Connection, rq: Callable[..., Run]
 ) -> None:
-    repo = _repo(make_repo, 5)
-    # A real process suspends the triggers, writes a batch, and dies without restoring.
-    script = f"""
-import os, sys
-sys.path.insert(0, {str(ROOT)!r})
-from pathlib import Path
-from rq_engine.core.identity import checkout_for
-from rq_engine.index import fts, indexer
-from rq_engine.store.db import connect
-conn = connect()
-sus = fts.suspend(conn)
-assert sus is not None
-indexer.fts.suspend = lambda c: None           # keep ours; run a normal pass under it
-indexer.fts.resume = lambda *a: None           # ...and never restore: the crash
-indexer.index_under(conn, Path({str(repo.root)!r}), workers=1)
-os._exit(9)
-"""
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert p.returncode == 9, p.stderr
+    n = BULK_FILES + 10
+    repo = _repo(make_repo, n)
+    # A real rq --index suspends the triggers, commits a batch, and dies without
+    # restoring them (RQ_INDEX_KILL_AT: rq_engine/index/crashpoints.py).
+    r = rq("--index", str(repo.root), env={"RQ_INDEX_KILL_AT": "batch-committed"})
+    assert r.code == -signal.SIGKILL, r.err
     assert db.execute(
         "SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'symbols_fts_%'"
     ).fetchone() == (0,)
     assert db.execute("SELECT count(*) FROM meta WHERE key = 'fts_suspended'").fetchone() == (1,)
     # every committed batch filled FTS for its own rows: fuzzy recall already sees them
-    assert _match(db, "dge") == {f"Widget{i}" for i in range(5)}
-    s = index_under(db, repo.root, workers=1)  # nothing changed on disk; the repair still runs
-    assert s.files_unchanged == 5
+    committed = {r[0] for r in db.execute("SELECT name FROM symbols WHERE kind = 'class'")}
+    assert committed
+    assert _match(db, "dge") == committed
+    s = index_under(db, repo.root, workers=1)  # the committed files are not re-read
+    assert (s.files_unchanged, s.files_indexed) == (len(committed), n - len(committed))
     fts_ok(db)
-    assert _match(db, "dge") == {f"Widget{i}" for i in range(5)}
+    assert _match(db, "dge") == {f"Widget{i}" for i in range(n)}
     assert dump(db) == truth(repo.root)
 
 

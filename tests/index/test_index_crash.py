@@ -12,6 +12,12 @@ symbols, and every file row holding exactly one version of that file. After ever
 completed run: the same rows, files, FTS and names as a clean `rq --index` of the
 same tree in another RQ_HOME, coverage complete, no suspension or lock left.
 
+Named phases. The same checks after a pass killed at each named point of it
+(RQ_INDEX_KILL_AT=<phase>[:<n>], rq_engine/index/crashpoints.py): the walk read, a
+batch written but not committed, a batch committed, coverage committed — on a cold
+pass and on an incremental one — plus what each point must leave: nothing of an
+uncommitted batch, whole committed ones.
+
 PID reuse. A kill that leaves the writer's FTS suspension behind (its triggers off)
 is followed by handing its pid to a live process, as the kernel may: the marker is
 made to name this test's own process, with the dead writer's start time (a new
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +41,15 @@ import pytest
 
 from rq_engine.store.db import connect
 from tests.conftest import Repo, Run
-from tests.index.conftest import dump, fts_ok, truth
+from tests.index.conftest import (
+    Row,
+    dump,
+    fts_ok,
+    index_stopped_at,
+    resumed,
+    stopped,
+    truth,
+)
 from tests.index.test_derived import derived_rows, derived_whole
 from tests.index.test_warm_crash import (
     Crash,
@@ -89,21 +104,6 @@ def test_kill_9_at_random_points_of_rq_index(
 
 # --- the same, deterministic: one kill mid bulk pass, the pid handed on ---------------
 
-# After the second batch of a pass commits: the triggers are off (a bulk pass), FTS
-# and the names hold that pass's committed batches, the marker names this process.
-KILL_AFTER_TWO_BATCHES = """
-import os, signal
-from rq_engine.index import batch
-_write = batch.write_batch
-_done = []
-def write_batch(*a, **k):
-    _write(*a, **k)
-    _done.append(1)
-    if len(_done) == 2:
-        os.kill(os.getpid(), signal.SIGKILL)
-batch.write_batch = write_batch
-"""
-
 SOURCE = "class Gadget{i}:\n    def whirl_{i}(self, x):\n        return x\n\n\ndef tool_{i}():\n    pass\n"
 
 
@@ -129,6 +129,113 @@ def same_as_a_clean_index(root: Path, rq: Callable[..., Run], clean: Path) -> No
         ref.close()
 
 
+# --- killed at each named phase of a pass ------------------------------------------
+
+
+def by_path(rows: list[Row]) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    for row in rows:
+        out.setdefault(row[0], []).append(row)
+    return out
+
+
+def sound_after_a_kill(versions: list[dict[str, list[Row]]]) -> dict[str, list[Row]]:
+    """What a kill may never leave: a store SQLite, its foreign keys or FTS5 find fault
+    with, or a file holding anything but all the rows of one version of it in
+    `versions`. Returns the rows of each indexed file."""
+    conn = connect()
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        conn.execute("INSERT INTO symbols_fts(symbols_fts, rank) VALUES ('integrity-check', 1)")
+        held = by_path(dump(conn))
+        for (path,) in conn.execute("SELECT path FROM files"):
+            rows = held.get(path, [])
+            assert any(rows == v.get(path) for v in versions), f"{path}: rows of no version"
+        return held
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "phase",
+    [
+        "walked",
+        "batch-written",
+        "batch-committed",
+        "batch-written:2",
+        "batch-committed:2",
+        "finished",
+    ],
+)
+def test_a_cold_pass_killed_at_each_phase_loses_nothing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path, phase: str
+) -> None:
+    """A first `rq --index` (the bulk path: 320 files make at least two batches) killed
+    at each named point: the store holds whole files of committed batches only, and
+    the next pass ends with a clean index's rows and answers."""
+    repo = big_repo(make_repo)
+    want = by_path(truth(repo.root))
+    r = rq("--index", str(repo.root), env={"RQ_INDEX_KILL_AT": phase})
+    assert (r.code, r.out) == (-signal.SIGKILL, ""), r
+    held = sound_after_a_kill([want])
+    if phase in ("walked", "batch-written"):
+        assert held == {}  # nothing parsed was committed: the first batch rolled back
+    elif phase == "finished":
+        assert held == want
+    else:  # whole committed batches; before the second batch, not all of them
+        assert held and (len(held) < len(want) or phase == "batch-committed:2"), len(held)
+    status = rq("--status")
+    assert status.code == 0 and ("complete" in status.out) == (phase == "finished"), status
+    r = rq("--index", str(repo.root))
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    same_as_a_clean_index(repo.root, rq, tmp_path / "clean")
+    q = rq("-q", "Gadget319", cwd=repo.root)
+    assert q.code == 0 and q.out.startswith("pkg4/m319.py:1  class  Gadget319"), q
+    assert rq("-q", "whirl_31x", cwd=repo.root).code == 0  # a typo: the names table's keys
+    assert "complete" in rq("--status").out and rq("--check").code == 0
+
+
+@pytest.mark.parametrize("phase", ["walked", "batch-written", "batch-committed", "finished"])
+def test_an_incremental_pass_killed_at_each_phase_loses_nothing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path, phase: str
+) -> None:
+    """An `rq --index` over an indexed repository (40 files rewritten, 4 deleted, 4
+    added: the per-row path) killed at each named point: every file holds its old
+    rows or its new ones, an uncommitted batch nothing, and the next pass ends with a
+    clean index's rows and answers."""
+    repo = big_repo(make_repo)
+    assert rq("--index", str(repo.root)).code == 0
+    old = by_path(truth(repo.root))
+    for i in range(40):
+        repo.write(f"pkg{i % 7}/m{i:03}.py", SOURCE.format(i=i + 1000))
+    for i in range(40, 44):
+        (repo.root / f"pkg{i % 7}/m{i:03}.py").unlink()
+    for i in range(320, 324):
+        repo.write(f"pkg{i % 7}/m{i:03}.py", SOURCE.format(i=i))
+    new = by_path(truth(repo.root))
+    r = rq("--index", str(repo.root), env={"RQ_INDEX_KILL_AT": phase})
+    assert (r.code, r.out) == (-signal.SIGKILL, ""), r
+    held = sound_after_a_kill([old, new])
+    moved = {p for p in new if new[p] != old.get(p)}
+    if phase == "walked":
+        assert held == old  # nothing written yet
+    elif phase == "batch-written":
+        # the deletions committed before the first batch; the batch itself did not
+        assert held == {p: rows for p, rows in old.items() if p in new}
+    elif phase == "batch-committed":
+        assert any(held.get(p) == new[p] for p in moved)
+    else:
+        assert held == new
+    r = rq("--index", str(repo.root))
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    same_as_a_clean_index(repo.root, rq, tmp_path / "clean")
+    q = rq("-q", "Gadget1007", cwd=repo.root)
+    assert q.code == 0 and q.out.startswith("pkg0/m007.py:1  class  Gadget1007"), q
+    assert "m042.py" not in rq("-q", "Gadget42", cwd=repo.root).out  # deleted
+    assert "complete" in rq("--status").out and rq("--check").code == 0
+
+
 @pytest.mark.parametrize("keep_start", [True, False], ids=["reused-pid", "bare-pid-marker"])
 def test_a_dead_writers_suspension_is_repaired_though_its_pid_lives_on(
     make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path, keep_start: bool
@@ -149,7 +256,9 @@ def test_a_dead_writers_suspension_is_repaired_though_its_pid_lives_on(
         r = rq("--check")
         assert r.code == 74 and "died with" in r.out and r.err.count("\n") == 1, r
 
-    killed_then_resumed(repo.root, KILL_AFTER_TWO_BATCHES, tmp_path, INDEXER, hand_on)
+    # after the pass's second batch committed: the triggers are off (a bulk pass), FTS and
+    # the names hold its committed batches, the marker names the dead process
+    killed_then_resumed(repo.root, "batch-committed:2", INDEXER, hand_on)
     same_as_a_clean_index(repo.root, rq, tmp_path / "clean")
     # every name reaches the fuzzy and typo layers again, not only the committed batches'
     r = rq("-q", "Gadget319", cwd=repo.root)
@@ -188,64 +297,25 @@ def test_status_never_says_complete_over_a_fuzzy_index_that_lost_rows(
 
 # --- --drop while a pass runs -----------------------------------------------------
 
-# Once the pass's first batch has committed: say so, and wait for the test's go-ahead
-# (a file), so the drop lands between two batches of the same pass.
-PAUSE_AFTER_FIRST_BATCH = """
-import os, time
-from rq_engine.index import batch
-_write = batch.write_batch
-_done = []
-def write_batch(*a, **k):
-    _write(*a, **k)
-    _done.append(1)
-    if len(_done) == 1:
-        open(os.environ["RQ_TEST_PAUSED"], "w").close()
-        while not os.path.exists(os.environ["RQ_TEST_GO"]):
-            time.sleep(0.01)
-batch.write_batch = write_batch
-"""
-
 
 @pytest.mark.parametrize("kind", ["cold", "incremental"])
 def test_drop_during_an_index_stops_it_cleanly(
     make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path, kind: str
 ) -> None:
-    import subprocess
-
-    from tests.conftest import rq_bin
-    from tests.index.test_warm_crash import until
-
     repo = big_repo(make_repo)
     if kind == "incremental":
         assert rq("--index", str(repo.root)).code == 0
         for i in range(0, 320, 2):  # a bulk pass over an indexed repository
             repo.write(f"pkg{i % 7}/m{i:03}.py", SOURCE.format(i=i + 1000))
-    hook = tmp_path / "hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(PAUSE_AFTER_FIRST_BATCH)
-    paused, go = tmp_path / "paused", tmp_path / "go"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]),
-        "RQ_TEST_PAUSED": str(paused),
-        "RQ_TEST_GO": str(go),
-    }
-    p = subprocess.Popen(
-        [*rq_bin(), "--index", str(repo.root)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # the pass stops itself once its first batch has committed, so the drop lands
+    # between two batches of the same pass
+    p = index_stopped_at(repo.root, "batch-committed")
     try:
-        until(lambda: paused.exists() or p.poll() is not None, "the first batch", 120)
-        assert p.poll() is None, p.communicate()
-        d = rq("--drop", str(repo.root))
-        assert d.code == 0 and d.err.startswith("rq: dropped local:"), d
+        if stopped(p):
+            d = rq("--drop", str(repo.root))
+            assert d.code == 0 and d.err.startswith("rq: dropped local:"), d
     finally:
-        go.touch()
-        out, err = p.communicate(timeout=120)
+        out, err = resumed(p)
     assert "Traceback" not in err and "FOREIGN KEY" not in err, err
     assert (p.returncode, out) == (130, ""), (p.returncode, err)
     assert err.count("\n") == 1 and "was dropped (rq --drop) while this pass" in err, err

@@ -519,19 +519,15 @@ def kill_rounds(
 
 def killed_then_resumed(
     root: Path,
-    hook: str,
-    tmp_path: Path,
+    kill_at: str,
     writer: Writer = WARMER,
     between: Callable[[], None] | None = None,
 ) -> None:
-    """A warmer (or `writer`) loaded with `hook` (a sitecustomize that SIGKILLs it at
-    one chosen point), then — after `between`, if given — the next one, run to the end."""
-    d = tmp_path / "hook"
-    d.mkdir()
-    (d / "sitecustomize.py").write_text(hook)
+    """A warmer (or `writer`) killed at the named point `kill_at` of its pass
+    (RQ_INDEX_KILL_AT, rq_engine/index/crashpoints.py), then — after `between`, if
+    given — the next one, run to the end."""
     warm = [*rq_bin(), writer.flag, str(root)]
-    path = os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])
-    env = {**os.environ, "PYTHONPATH": path}
+    env = {**os.environ, "RQ_INDEX_KILL_AT": kill_at}
     p = subprocess.run(warm, env=env, capture_output=True, timeout=RUN_TIMEOUT)
     assert p.returncode == -signal.SIGKILL, p.stderr
     if between is not None:
@@ -540,27 +536,26 @@ def killed_then_resumed(
     assert p.returncode == 0, p.stderr
 
 
-# At the first drain of the names queue that finds work: right after a batch (or a
-# bulk pass's trigger restore) committed the names it queued, before they reach `names`.
-KILL_AT_DRAIN = """
-import os, signal
-from rq_engine.store import derived
-_drain = derived.drain
-def drain(conn):
-    if conn.execute("SELECT count(*) FROM names_pending").fetchone()[0]:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return _drain(conn)
-derived.drain = drain
-"""
+def queued_not_named(name: str) -> None:
+    """The dead writer left `name` queued in names_pending, not yet in `names`."""
+    conn = connect()
+    try:
+        queued = {r[0] for r in conn.execute("SELECT name FROM names_pending")}
+        assert name in queued and name not in {n[1] for n in derived_rows(conn)}, queued
+    finally:
+        conn.close()
 
 
 def test_a_warmer_killed_before_the_names_drain_leaves_no_name_behind(
-    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
     repo = make_repo({"a.py": "def existing_function():\n    pass\n"})
     assert rq("--index", str(repo.root)).code == 0
     repo.write("b.py", "def brand_new_helper():\n    pass\n")  # a small per-row pass
-    killed_then_resumed(repo.root, KILL_AT_DRAIN, tmp_path)
+    # the batch committed the names it queued; they have not reached `names` yet
+    killed_then_resumed(
+        repo.root, "batch-committed", between=lambda: queued_not_named("brand_new_helper")
+    )
     conn = connect()
     try:
         assert dump(conn) == truth(repo.root)  # the symbols are all there...
@@ -574,18 +569,16 @@ def test_a_warmer_killed_before_the_names_drain_leaves_no_name_behind(
     assert rq("-q", "brand_new_helpr", cwd=repo.root).code == 0
 
 
-# As the warmer starts to record its verdict: its sweep committed coverage 'complete'.
-KILL_AT_SETTLE = """
-import os, signal
-from rq_engine.index import fresh
-def settle(*a, **k):
-    os.kill(os.getpid(), signal.SIGKILL)
-fresh.settle = settle
-"""
+def coverage_is(state: str) -> None:
+    conn = connect()
+    try:
+        assert conn.execute("SELECT status FROM coverage").fetchall() == [(state,)]
+    finally:
+        conn.close()
 
 
 def test_a_warmer_killed_before_settling_after_a_drop_keeps_commit_times(
-    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
     repo = make_repo({"a.py": "def existing_function():\n    pass\n"})
     assert rq("--index", str(repo.root)).code == 0
@@ -593,7 +586,8 @@ def test_a_warmer_killed_before_settling_after_a_drop_keeps_commit_times(
     assert conn.execute("SELECT commit_time FROM files").fetchone()[0] is not None
     conn.close()
     assert rq("--drop", str(repo.root)).code == 0  # forgets the verdict and tracked rows too
-    killed_then_resumed(repo.root, KILL_AT_SETTLE, tmp_path)
+    # as the warmer starts to record its verdict: its sweep committed coverage 'complete'
+    killed_then_resumed(repo.root, "verdict", between=lambda: coverage_is("complete"))
     conn = connect()
     try:
         assert conn.execute("SELECT status FROM coverage").fetchall() == [("complete",)]

@@ -1,13 +1,10 @@
-"""C plugin: golden symbol table, robustness, registry agreement, the macro and body repairs."""
+"""C plugin: golden symbol table, robustness, registry agreement, the macro and body repairs
+(through what the plugin extracts: lines and end lines stay the file's own)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rq_engine.lang._cparse import (
-    column_0_body_spans,
-    unmacro_attributes,
-)
 from rq_engine.lang.c import CPlugin
 from tests.conftest import corpus
 from tests.lang.golden_tables import (
@@ -35,26 +32,42 @@ def test_registry_agrees() -> None:
     assert CPlugin.constructor_name is None
 
 
-def test_attribute_macros_are_blanked_in_place() -> None:
-    src = b"static inline __printf(2, 3)\nvoid log_it(const char *f, ...)\n{\n}\n"
-    out = unmacro_attributes(src)
-    assert len(out) == len(src) and out.count(b"\n") == src.count(b"\n")
-    assert b"__printf" not in out
-    assert names(src) == [("log_it", "function", 2)]
-    # a call followed by `;` is code, a name's own parameter list is not blanked
+def spans(src: bytes) -> list[tuple[str, str, int, int | None]]:
+    return [(s.name, s.kind.value, s.line, s.end_line) for s in CPlugin().extract(src)]
+
+
+def test_attribute_macros_before_a_definition_do_not_lose_it() -> None:
+    # the grammar reads `__printf(2, 3)` as a declarator and loses the definition; the
+    # macro is blanked in place, so every line and end line is still the file's own
+    src = b"static inline __printf(2, 3)\nvoid log_it(const char *f, ...)\n{\n}\nint after(void)\n{\n}\n"
+    assert spans(src) == [("log_it", "function", 2, 4), ("after", "function", 5, 7)]
+    # a call followed by `;` is code, a name's own parameter list is not a macro
     keep = b"void __foo(int x) __acquires(x)\n{\n}\nint y = __bar(1);\n"
-    assert unmacro_attributes(keep) == keep
+    assert spans(keep) == [("__foo", "function", 1, 3), ("y", "variable", 4, 4)]
     # nor the last line of a macro's body (a blank one would end the macro elsewhere)
     macro = b"#define remap(a) \\\n\t__remap((a), 1)\nstatic int __remap(int a,\n\tint b)\n{\n}\n"
-    assert unmacro_attributes(macro) == macro
+    assert spans(macro) == [("remap", "macro", 1, 2), ("__remap", "function", 3, 6)]
 
 
 def test_function_bodies_are_left_out_of_the_parse() -> None:
-    src = b"int f(void)\n{\n\tint x;\n\treturn x;\n}\nstruct s\n{\n\tint a;\n};\n"
-    spans = column_0_body_spans(src)
-    assert [(src[a:b], r0, r1) for a, r0, b, r1 in spans] == [(b"\tint x;\n\treturn x;\n", 2, 4)]
-    # unbalanced braces inside (an #ifdef'd half) keep the body in the parse
-    assert column_0_body_spans(b"int f(void)\n{\n#ifdef X\n\tif (a) {\n#endif\n}\n") == []
+    # a macro the grammar takes for a loop head, inside a body: left out of the parse,
+    # it cannot stretch `f` over what follows (a struct's body is not a function's)
+    src = (
+        b"int f(void)\n{\n\tfor_each_x(se)\n\t\tg(se)->skip = se;\n}\n"
+        b"struct s\n{\n\tint a;\n};\nint later(void)\n{\n}\n"
+    )
+    assert spans(src) == [
+        ("f", "function", 1, 5),
+        ("s", "struct", 6, 9),
+        ("later", "function", 10, 12),
+    ]
+    # unbalanced braces inside (a `}` at column 0 closing an inner block) keep the body
+    # in the parse: cut at that `}`, the rest of `f` would read as file-scope code
+    unbalanced = (
+        b"int f(int a)\n{\n\tif (a) {\n\t\ta++;\n}\n\tstruct s2 { int q; };\n\treturn a;\n}\n"
+        b"int g(void)\n{\n\treturn 0;\n}\n"
+    )
+    assert spans(unbalanced) == [("f", "function", 1, 8), ("g", "function", 9, 12)]
 
 
 def test_a_macro_loop_cannot_swallow_what_follows() -> None:

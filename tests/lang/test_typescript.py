@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from rq_engine.core.model import Kind, Symbol
-from rq_engine.lang import _tsrepair
 from rq_engine.lang.grammar import parse
 from rq_engine.lang.typescript import TypeScriptPlugin
 from tests.conftest import corpus
@@ -103,8 +102,8 @@ def test_zod_and_effect_definitions_the_benchmark_expects() -> None:
 
 
 def test_generic_call_signatures_on_their_own_lines_do_not_swallow_the_file() -> None:
-    # Effect's `dual` shape: without the repair, Tree-sitter reads `A\n<B>(…)` as `A<B>`
-    # and loses every definition after it
+    # Effect's `dual` shape: Tree-sitter reads `A\n<B>(…)` as `A<B>` and loses what
+    # follows; the source is repaired in place, so every line is still the file's own
     src = (
         b"export const dual: {\n"
         b"  <A>(self: A): A\n"
@@ -116,16 +115,33 @@ def test_generic_call_signatures_on_their_own_lines_do_not_swallow_the_file() ->
         b"export function after() {}\n"
         b"const curried = (a: number) =>\n  <B>(b: B) => b\n"
     )
-    fixed = _tsrepair.separate_signatures(src)
-    assert len(fixed) == len(src) and fixed.count(b"\n") == src.count(b"\n")
-    assert fixed.count(b";") == 2  # before the doc comment and before `// comment`
     assert parse("typescript", src).root_node.has_error  # what the grammar makes of it
-    assert not parse("typescript", fixed).root_node.has_error
-    got = [(s.name, s.kind, s.line) for s in TypeScriptPlugin().extract(src)]
+    got = [(s.name, s.kind, s.line, s.end_line) for s in TypeScriptPlugin().extract(src)]
     assert got == [
-        ("dual", Kind.CONSTANT, 1),
-        ("after", Kind.FUNCTION, 13),
-        ("curried", Kind.FUNCTION, 14),
+        ("dual", Kind.CONSTANT, 1, 12),
+        ("after", Kind.FUNCTION, 13, 13),
+        ("curried", Kind.FUNCTION, 14, 15),  # after `=>` a `<` line is the body: no repair
+    ]
+    # the same signatures in an interface: the members after them are kept, and the
+    # interface ends where it does (unrepaired: at line 6, without `method`)
+    iface = (
+        b"export interface Dual {\n"
+        b"  <A>(self: A): A\n"
+        b"  /**\n   * docs\n   */\n"
+        b"  <B>(that: B): (self: B) => B\n"
+        b"  // comment\n\n"
+        b"  <\n    C\n  >(c: C): C\n"
+        b"  method(): void\n"
+        b"}\n"
+        b"export function after() {}\n"
+    )
+    got = [
+        (s.parent, s.name, s.kind, s.line, s.end_line) for s in TypeScriptPlugin().extract(iface)
+    ]
+    assert got == [
+        (None, "Dual", Kind.INTERFACE, 1, 13),
+        ("Dual", "method", Kind.METHOD, 12, 12),
+        (None, "after", Kind.FUNCTION, 14, 14),
     ]
 
 
