@@ -122,11 +122,41 @@ def text_explain_content(hits: list[Hit], index: int) -> Content:
     return Content("\n").join(lines)
 
 
+# Why a row of the empty query's list (rq_tui.picker_empty) is there, by its one
+# score part: those rows are listed, not ranked, so no score or margin is shown.
+LISTED_BECAUSE = {
+    "recent pick": "picked lately",
+    "edited": "in a file edited since its last commit",
+    "branch": "in a file this branch changed against its trunk",
+    "committed lately": "in a file of the latest commits",
+}
+
+
+def listed_content(hits: list[Hit], index: int) -> Content:
+    """A row of the empty query's list: what it is and why it is listed."""
+    hit = hits[index]
+    why = hit.score.parts[0][0] if hit.score.parts else hit.layer
+    return Content("\n").join(
+        [
+            Content.styled("listed for the empty query, not ranked", "$text-muted"),
+            Content.assemble(
+                (f"#{index + 1} ", "$text-muted"),
+                (visible(hit.kind), "$rq-kind"),
+                " ",
+                name_with_matches(hit),
+            ),
+            Content.styled(f"  {LISTED_BECAUSE.get(why, visible(why))}", "$text-muted"),
+        ]
+    )
+
+
 def explain_content(hits: list[Hit], index: int) -> Content:
     """The score breakdown of hits[index]: each feature, its value, the margin over the next."""
     hit = hits[index]
     if isinstance(hit, TextHit):
         return text_explain_content(hits, index)
+    if hit.layer in ("recent", "active"):
+        return listed_content(hits, index)
     lines = _heading(hits, index)
     width = max((len(f) for f, _ in hit.score.parts), default=0)
     for feature, value in hit.score.parts:
@@ -197,6 +227,18 @@ class ExplainPane(Vertical):
             # Highlighting holds the GIL (~5-20 ms a definition, pygments' first
             # import ~60 ms): wait until typing or scrolling pauses.
             self._timer = self.set_timer(PREVIEW_DELAY, lambda: self._highlight(hit))
+
+    def hold(self) -> None:
+        """A new search started: the rows shown are about to be replaced, so their
+        source is not highlighted meanwhile (pygments holds the GIL ~1-20 ms, and the
+        preview's layout and paint took the UI thread from the search's results: on Go
+        std, 4 keystrokes in 20 highlighted a preview nobody saw). The next `follow`
+        shows the breakdown and source of whatever is highlighted then."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._following = None  # (a highlight already running is kept for the cache)
+        self._shown = None
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def _highlight(self, hit: Hit) -> None:

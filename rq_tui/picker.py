@@ -7,6 +7,8 @@ newest one of the current search is dropped unrendered, and a stale search's
 batches are dropped entirely. "no matches" appears only when a search has
 finished empty and nothing newer arrived within NO_MATCH_DELAY. Text mode
 (alt-t) sends the same keystrokes to the text query service: rq_tui.picker_text.
+An empty query lists the recent picks and the active files' definitions:
+rq_tui.picker_empty.
 """
 
 from __future__ import annotations
@@ -24,15 +26,16 @@ from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from rq_engine.core.errors import RqError
 from rq_engine.core.query import MAX_QUERY_CHARS
-from rq_engine.search.types import Batch, CancelToken
+from rq_engine.search.types import Batch, CancelToken, Hit
 from rq_tui import keys
 from rq_tui.explain import ExplainPane
 from rq_tui.history import QueryHistory, RecentPicks
 from rq_tui.keys import Keymap
+from rq_tui.picker_empty import EmptyQuery
 from rq_tui.picker_keys import KeyActions
 from rq_tui.picker_text import TextMode
 from rq_tui.results import ResultList
@@ -92,12 +95,25 @@ class Watched(Message):
     changed: bool
 
 
-class PickerScreen(TextMode, KeyActions, Screen[None]):
+class PickerScreen(EmptyQuery, TextMode, KeyActions, Screen[None]):
     """No BINDINGS: every key goes through QueryInput, in order (rq_tui.keys)."""
 
+    # (#list-heading: the empty query's heading; hidden in a short popup, where every
+    # row is a result's)
     DEFAULT_CSS = """
     PickerScreen.-short.-narrow #side { display: none; }
     PickerScreen.-text #query { border: tall $accent; }
+    #list-heading {
+        display: none;
+        height: 1;
+        padding: 0 2;
+        color: $text-muted;
+        text-style: italic;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    PickerScreen.-listing #list-heading { display: block; }
+    PickerScreen.-short #list-heading { display: none; }
     """
 
     def __init__(
@@ -153,6 +169,7 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
         self.progress = ""  # "120/300 files indexed" while the index warms
         self.text_mode = text  # the query is words for the text ranker (alt-t)
         self.cache = ""  # how the last text answer was served (hit, rebuilt, memory, …)
+        self.picks: list[Hit] = []  # the recent picks an empty query lists first
 
     # --- layout -----------------------------------------------------------
 
@@ -164,13 +181,16 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
             select_on_focus=False,
             keymap=self.keymap,
         )
+        yield Static(id="list-heading", markup=False)
         with Horizontal(id="body"):
             yield ResultList(id="results")
             yield ExplainPane(id="side")
         yield StatusLine(id="status")
 
     def on_mount(self) -> None:
-        self.query_one("#results", ResultList).can_focus = False
+        results = self.query_one("#results", ResultList)
+        results.can_focus = False
+        results.on_heading = self._show_heading
         query = self.query_one("#query", QueryInput)
         query.on_action = self.run_key_action
         if self.app.is_headless:
@@ -189,6 +209,10 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
         if self.warm_enabled:
             self._warm_repository()
             self.set_interval(REWARM_EVERY, self._rewarm)
+
+    def _show_heading(self, text: str) -> None:
+        self.query_one("#list-heading", Static).update(text)
+        self.set_class(bool(text), "-listing")
 
     def _rewarm(self) -> None:
         # (a search is typed against an index the developer keeps editing under it)
@@ -209,6 +233,8 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
         if started is not None and started.startswith("live:"):
             self.app.call_from_thread(self._live_scanned, int(started[5:]))
         elif started is not None:
+            if started == "here":  # warmed: an empty list may have more to show now
+                self.app.call_from_thread(self._warmed_here)
             self.app.call_from_thread(self._start_watching)
 
     def _live_scanned(self, files: int) -> None:
@@ -217,6 +243,11 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
         if query.strip():
             self.start_search(query, again=True)
         self._refresh_status()
+
+    def _warmed_here(self) -> None:
+        query = self.query_one("#query", Input).value
+        if self.empty_generation and not query.strip():
+            self.start_search(query, again=True)
 
     def _start_watching(self) -> None:
         if self._watch_timer is None:
@@ -236,19 +267,24 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
         was, self.state = self.state, msg.state
         if self.repository is None:
             self._describe(self.all_repos)  # a first warm just named the repository
+        stopped = False
         if msg.state == "complete":
             self.progress = ""
             if self._watch_timer is not None:
                 self._watch_timer.stop()
                 self._watch_timer = None
+                stopped = True
         elif msg.seen:
             self.progress = f"{msg.indexed}/{msg.seen} files indexed"
         else:
             self.progress = f"{msg.indexed} files indexed so far"
+        query = self.query_one("#query", Input).value
         if msg.changed or (msg.state == "complete" and was != "complete"):
-            query = self.query_one("#query", Input).value
             if query.strip():
                 self.start_search(query, again=True)  # results appear as the warmer commits
+        if (msg.changed or stopped) and self.empty_generation and not query.strip():
+            # (a warm that just ended may have taken in edits: where the work is moved)
+            self.start_search(query, again=True)
         self._refresh_status()
 
     @work(thread=True, group="prewarm", exit_on_error=False)
@@ -287,26 +323,21 @@ class PickerScreen(TextMode, KeyActions, Screen[None]):
         self.tokens.append(token)
         self._cancel_no_match()
         self._drop_held()
+        self.query_one("#side", ExplainPane).hold()
         n = len(query.strip())
+        if not n and not self.text_mode:
+            # (a blank text query shows nothing: the empty list is symbol mode's)
+            self.show_empty(query, token, again=again)
+            return
+        self.left_empty()
         if not n or n > MAX_QUERY_CHARS:  # (over-long: refused as `rq -q` refuses it)
             token.cancel()
             self.count = None
             if self.text_mode:
                 self.note = ""  # (a refused query's message goes with it)
-            results = self.query_one("#results", ResultList)
-            # (a blank text query shows nothing: the recent picks are symbol mode's)
-            scope = None if self.all_repos else self.cwd
-            recent = [] if n or self.text_mode else self.recent.recent(scope)
-            if recent:  # an empty query lists the recent picks, newest first
-                results.show_hits(recent, self.cwd, self.all_repos, keep=False)
-                self.count = len(recent)
-                self._highlight_changed()
-            else:
-                results.show_placeholder(
-                    f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}"
-                    if n
-                    else ""
-                )
+            self.query_one("#results", ResultList).show_placeholder(
+                f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}" if n else ""
+            )
             self._refresh_status()
             self.answer_settled(query)
             return

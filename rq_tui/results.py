@@ -10,6 +10,8 @@ themes/rq.tcss with theme variables only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -153,15 +155,25 @@ class ResultList(ScrollView, can_focus=False):
         self._locs: list[str] = []
         self._repos: list[str] | None = None
         self._laid_out_for = 0  # the width the rows were laid out for
+        self._sized: tuple[Size, Size, Size] | None = None  # see _size_updated
+        # What the rows are when they answer no typed query (the empty query's list),
+        # "" otherwise; `on_heading` (the screen) shows it above the list, called as
+        # the rows are replaced so both land in the same frame.
+        self.heading = ""
+        self.on_heading: Callable[[str], None] | None = None
 
     # --- content ----------------------------------------------------------
 
-    def show_hits(self, hits: list[Hit], cwd: str, show_repository: bool, keep: bool) -> None:
+    def show_hits(
+        self, hits: list[Hit], cwd: str, show_repository: bool, keep: bool, heading: str = ""
+    ) -> None:
         """Replace the rows with `hits` (a batch supersedes the previous one).
 
         `keep`: keep the highlighted hit highlighted when it is still listed (a
-        later batch of the same query); otherwise the first row is.
+        later batch of the same query); otherwise the first row is. `heading`: what
+        the list is when it answers no typed query ("" for a query's answer).
         """
+        self._set_heading(heading)
         previous = self.highlighted_hit if keep else None
         # With the repository column, paths are repository-relative: shorter than
         # `../../other/checkout/...`, and the column already says where they are.
@@ -195,6 +207,19 @@ class ResultList(ScrollView, can_focus=False):
             )
             for i, (h, loc) in enumerate(zip(self.hits, self._locs, strict=True))
         ]
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # ScrollView compares the compositor's virtual size (the region's) with the rows'
+        # height, which always differ: every layout pass of the screen repainted the
+        # scrollbar (~2.5 ms for 36 rows) and sent a Resize. Only a new size, container
+        # or row count needs that.
+        seen = (size, self.virtual_size, container_size)
+        if seen == self._sized:
+            return False
+        self._sized = seen
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def on_resize(self) -> None:
         # The columns follow the width: a narrower list shortens paths, not names.
@@ -238,10 +263,17 @@ class ResultList(ScrollView, can_focus=False):
 
     def show_placeholder(self, text: str) -> None:
         """No hits: one muted line (`no matches`), or nothing when `text` is empty."""
+        self._set_heading("")
         self.hits = []
         self._locs, self._repos = [], None
         self._set_rows([[(text, "muted")]] if text else [])
         self._set_highlight(None)
+
+    def _set_heading(self, heading: str) -> None:
+        if heading != self.heading:
+            self.heading = heading
+            if self.on_heading is not None:
+                self.on_heading(heading)
 
     def _set_rows(self, rows: list[list[Cell]]) -> None:
         old, self._rows = self._rows, rows
@@ -249,8 +281,13 @@ class ResultList(ScrollView, can_focus=False):
         if len(self._strips) > STRIP_CACHE:
             self._strips.clear()
         size = Size(self.size.width, len(rows))
-        if size != self.virtual_size:  # a reactive with layout=True: only when it changes
-            self.virtual_size = size
+        if size != self.virtual_size:
+            # Not through the reactive (layout=True: a reflow of the whole screen on every
+            # batch whose row count differs, ~2 ms): the rows' height changes nothing but
+            # the scrollbar, which _scroll_update sizes (and shows or hides: that alone
+            # asks for a layout, as the list's width changes).
+            self.set_reactive(ResultList.virtual_size, size)
+            self._scroll_update(size)
         if self.scroll_offset.y:
             self.scroll_to(y=0, animate=False, immediate=True)
             self.refresh()

@@ -4,7 +4,8 @@ No textual or rich here, so it can be driven (and tested) without a UI. The
 answer semantics live in rq_engine.search.service (shared with `rq -q` and the
 MCP face); this adds what a long-lived picker needs around them: a lock (the
 picker's search worker threads share one sqlite3 connection, opened with
-check_same_thread=False), a cancel token per keystroke, and the warmer.
+check_same_thread=False), a cancel token per keystroke, and the warmer. An empty
+query asks `active` instead of searching: the definitions of the files being worked on.
 
 Warming from the picker never starts the fork pool from the picker's own
 threads: `warm` hands the repository to the detached `rq --warm` child; only
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rq_engine.search.service import QueryService
-from rq_engine.search.types import Batch, Cancelled, CancelToken
+from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
 from rq_tui.text_results import PROFILE, TextResults, results_of
 
 TYPE_CHECKING = False
@@ -114,6 +115,18 @@ class SearchSession:
                 return False
             # The pipeline may also stop quietly (no final batch) when cancelled.
             return not cancel.cancelled
+
+    def active(self, *, cancel: CancelToken) -> list[Hit] | None:
+        """The empty query's list: the definitions in the working directory's active files
+        (rq_engine.search.active: edited and branch files, then the latest commits'), as
+        they are on disk (a moved file is reindexed first). None when cancelled before it
+        started; [] outside an indexed repository."""
+        from rq_engine.search.active import active_definitions
+
+        with self._lock:
+            if cancel.cancelled:
+                return None
+            return active_definitions(self._service(False).conn, self.cwd)
 
     def run_text(
         self, text: str, *, all_repos: bool, limit: int, cancel: CancelToken

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from textual import events
 from textual.content import Content
+from textual.geometry import Size
 from textual.widgets import Input, Static
 
 from rq_engine.core.escape import visible, visible_spans
@@ -96,6 +97,15 @@ class QueryInput(Input):
         self._restart_blink()
         for action in actions or ():
             self.run_key_action(action)
+
+    def _watch_value(self, value: str) -> None:
+        # Input sets its virtual size, a layout reactive, to the text's width on every
+        # change: a reflow of the whole screen per keystroke (~2 ms on Go std, plus the
+        # repaints of every widget it resizes). The query line's size never depends on
+        # its text, and horizontal scrolling reads the value itself: set it quietly,
+        # so Input's own assignment changes nothing.
+        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
+        super()._watch_value(value)
 
     def _on_paste(self, event: events.Paste) -> None:
         if self.frozen:  # (otherwise Input._on_paste, next in the MRO, inserts it)

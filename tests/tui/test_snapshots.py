@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from rq_engine.index.indexer import index_under
 from rq_tui.app import PickerApp
 from rq_tui.history import RecentPicks
+from rq_tui.session import SearchSession
 from tests.conftest import Repo
 from tests.tui.fixture import _conn, build_shop
 from tests.tui.test_pilot import settle
@@ -94,6 +95,30 @@ def test_empty_query_lists_recent_picks(
     finally:
         svc.close()
     RecentPicks().add(picks)
+    app = PickerApp(cwd=shop.root, frozen_latency_ms=FROZEN_MS)
+    assert snap_compare(app, terminal_size=(120, 30), run_before=typing())
+
+
+def test_empty_query_lists_the_active_files(
+    make_repo: Callable[..., Repo], snap_compare: SnapCompare
+) -> None:
+    # The layout of the empty query: a muted heading, the recent pick, then the edited
+    # file's definitions in line order (its new one included), then the latest commit's.
+    shop = build_shop(make_repo)
+    session = SearchSession(shop.root)
+    try:
+        session.warm()  # settled as `rq --index` leaves it (the commit times)
+    finally:
+        session.close()
+    orders = shop.root / "shop/orders.py"
+    orders.write_text(orders.read_text() + "\n\ndef cancel_order(order):\n    return order\n")
+    from rq_engine.search.service import QueryService
+
+    svc = QueryService(shop.root, source="test")
+    try:
+        RecentPicks().add([svc_hit(svc, "refund_order")])
+    finally:
+        svc.close()
     app = PickerApp(cwd=shop.root, frozen_latency_ms=FROZEN_MS)
     assert snap_compare(app, terminal_size=(120, 30), run_before=typing())
 
