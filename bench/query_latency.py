@@ -9,11 +9,21 @@ machine load hits them alike:
   readtags  readtags -t TAGS -i - LEAF        (exact lookup; tags from ctags_fzf.sh's cache)
   rg        rg -n -e '(def|class|fn|func|…)\\s+LEAF\\b' .   (a definition grep)
 
-then the engine alone, in-process (Searcher.search over an open connection).
-Prints p50/p95 per corpus and tool, and rq's ratio to each peer.
+then the engine alone, in-process: `engine` (Searcher.search over an open
+connection) and `check` (a miss's freshness check, fresh.check: what a miss pays
+on top of its search). Prints p50/p95 per corpus and tool, and rq's ratio to
+each peer.
+
+`--tree DIR` runs rq and the in-process rows from another source tree instead of
+this one (e.g. `git archive HEAD | tar -x -C DIR`, the code before a change).
+`--against DIR` runs rq from DIR as well, beside this tree's on every query in
+alternating order (row `rq@DIR`), and prints the median of the paired
+differences: on a loaded machine, the figure that still shows a change of a few
+milliseconds.
 
 Usage:
   RQ_HOME=/root/.cache/rq-bench/home bench/query_latency.py [--corpora django,gostd] [--rounds 3]
+      [--slowest 5] [--tree DIR] [--against DIR]
 
 Numbers from a shared, loaded machine are noisy: ratios against peers measured
 in the same run are the figure to read.
@@ -85,8 +95,15 @@ def ensure_tags(corpus: str, root: Path) -> Path | None:
     return tags if tags.exists() else None
 
 
+def rq_cmd(tree: Path | None) -> list[str]:
+    """How to run rq: the installed script, or this interpreter on a source tree."""
+    if tree is None:
+        return [RQ]
+    run = "import sys; sys.path.insert(0, {!r}); from rq_engine.cli.main import entry; sys.exit(entry())"
+    return [sys.executable, "-c", run.format(str(tree))]
+
+
 def engine_times(root: Path, queries: list[str]) -> list[float]:
-    sys.path.insert(0, str(ROOT))
     from rq_engine.search.pipeline import Searcher
     from rq_engine.store.db import connect
 
@@ -102,6 +119,27 @@ def engine_times(root: Path, queries: list[str]) -> list[float]:
     return out
 
 
+def check_times(root: Path, n: int) -> list[float]:
+    """A miss's freshness check (did anything move since the index was settled?), n times."""
+    from rq_engine.core.identity import git_dir
+    from rq_engine.index import fresh
+    from rq_engine.search.pipeline import Searcher
+    from rq_engine.store.db import connect
+
+    conn = connect()
+    s = Searcher(conn, root)
+    out = []
+    if s.repo_id is not None and s.state == "complete":
+        gd = git_dir(s.root)
+        fresh.check(conn, s.root, gd, s.repo_id)  # (the first may list what git tracks)
+        for _ in range(n):
+            t = time.perf_counter()
+            fresh.check(conn, s.root, gd, s.repo_id)
+            out.append((time.perf_counter() - t) * 1000)
+    conn.close()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -112,10 +150,25 @@ def main() -> int:
     )
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", dest="json_out")
+    ap.add_argument(
+        "--slowest",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print rq's N slowest queries of each corpus by p50 (what sets the p95)",
+    )
+    ap.add_argument("--tree", type=Path, help="run rq and the in-process rows from this tree")
+    ap.add_argument("--against", type=Path, help="run rq from this tree too, paired")
     a = ap.parse_args()
+    sys.path.insert(0, str((a.tree or ROOT).resolve()))
+    rq = rq_cmd(a.tree.resolve() if a.tree else None)
+    if a.against is not None and a.tree is None:
+        rq = rq_cmd(ROOT)  # (both started the same way, so only the trees differ)
+    other = rq_cmd(a.against.resolve()) if a.against is not None else None
+    peer = f"rq@{a.against}" if a.against is not None else ""
     qs = [json.loads(line) for line in open(a.queries, encoding="utf-8") if line.strip()]
     report: dict[str, dict[str, float]] = {}
-    print(f"RQ_HOME={os.environ.get('RQ_HOME', '(default)')}  rounds={a.rounds}  rq={RQ}")
+    print(f"RQ_HOME={os.environ.get('RQ_HOME', '(default)')}  rounds={a.rounds}  rq={rq[-1]}")
     hdr = (
         f"{'corpus':8} {'tool':9} {'n':>4} {'p50 ms':>8} {'p95 ms':>8}  {'rq/peer p50':>11}"
         f" {'rq/peer p95':>11}  {'cpu p50':>8} {'cpu p95':>8}"
@@ -128,12 +181,24 @@ def main() -> int:
             print(f"{corpus:8} (skipped: no queries or corpus absent)")
             continue
         tags = ensure_tags(corpus, root)
-        timed([RQ, "-q", mine[0]], root)  # warm: bytecode and page cache
+        timed([*rq, "-q", mine[0]], root)  # warm: bytecode and page cache
         times: dict[str, list[float]] = {"rq": [], "readtags": [], "rg": []}
+        by_query: dict[str, list[float]] = {q: [] for q in mine}
+        paired: dict[str, list[float]] = {q: [] for q in mine}
+        if other is not None:
+            timed([*other, "-q", mine[0]], root)
+            times[peer] = []
         CPU.clear()
-        for _ in range(a.rounds):
+        for n in range(a.rounds):
             for q in mine:
-                times["rq"].append(timed([RQ, "-q", "--limit", "10", q], root, "rq"))
+                if other is not None and n % 2:
+                    times[peer].append(timed([*other, "-q", "--limit", "10", q], root, peer))
+                times["rq"].append(timed([*rq, "-q", "--limit", "10", q], root, "rq"))
+                by_query[q].append(times["rq"][-1])
+                if other is not None and not n % 2:
+                    times[peer].append(timed([*other, "-q", "--limit", "10", q], root, peer))
+                if other is not None:
+                    paired[q].append(times["rq"][-1] - times[peer][-1])
                 if tags is not None:
                     times["readtags"].append(
                         timed(["readtags", "-t", str(tags), "-i", "-", leaf(q)], root, "readtags")
@@ -141,6 +206,7 @@ def main() -> int:
                 pat = rf"\b({DEF_WORDS})\s+{re.escape(leaf(q))}\b"
                 times["rg"].append(timed(["rg", "-n", "-i", "-e", pat, "."], root, "rg"))
         times["engine"] = engine_times(root, mine * a.rounds)
+        times["check"] = check_times(root, len(mine) * a.rounds)
         for tool, xs in times.items():
             if not xs:
                 continue
@@ -157,6 +223,20 @@ def main() -> int:
                     cpu_p50=statistics.median(cpu), cpu_p95=pct(cpu, 0.95)
                 )
             print(f"{corpus:8} {tool:9} {len(xs):4d} {p50:8.1f} {p95:8.1f}  {ratio:23} {c}")
+        diffs = [x for xs in paired.values() for x in xs]
+        if diffs:
+            d = statistics.median(diffs)
+            report[f"{corpus}/paired"] = {"median_ms": d, "n": len(diffs)}
+            print(f"{corpus:8} rq - {peer}: median of {len(diffs)} paired differences {d:+.1f} ms")
+        if a.slowest:
+            slow = sorted(by_query.items(), key=lambda kv: -statistics.median(kv[1]))
+            shown = ", ".join(
+                f"{q} {statistics.median(xs):.1f}"
+                + (f" ({statistics.median(paired[q]):+.1f})" if paired[q] else "")
+                for q, xs in slow[: a.slowest]
+            )
+            said = " (paired difference)" if diffs else ""
+            print(f"{corpus:8} slowest rq queries (p50 ms{said}): {shown}")
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(report, indent=1))
     return 0

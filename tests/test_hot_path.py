@@ -49,3 +49,27 @@ def test_a_hit_imports_nothing_heavy(
     # (the names above are real modules: renamed, this test must fail, not pass empty)
     for name in ("rq_engine.index.indexer", *HEAVY):
         assert importlib.util.find_spec(name) is not None, name
+
+
+def test_a_miss_loads_nothing_heavy_either(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    # A miss asks git what moved (index/fresh.py) through posix_spawn: subprocess
+    # (~4 ms) and pathlib (~5 ms) stay out, as do the UI, the parser and the indexer.
+    repo = make_repo(
+        {"a.py": "class Widget:\n    pass\n", "docs/notes.txt": "n\n", "docs/more.txt": "m\n"}
+    )
+    assert rq("--index", str(repo.root)).code == 0
+    for _ in range(2):  # the first miss also lists what git tracks; the second does not
+        p = subprocess.run(
+            [sys.executable, "-c", PROBE, "-q", "NothingNamedLikeThis"],
+            cwd=repo.root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        report = json.loads(p.stdout)
+        assert (report["code"], report["out"]) == (1, ""), p.stderr
+        heavy = {*HEAVY, "subprocess", "pathlib", "rq_engine.index.indexer"}
+        loaded = [m for m in report["modules"] if m in heavy or m.split(".")[0] in HEAVY]
+        assert loaded == [], loaded

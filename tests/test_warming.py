@@ -86,6 +86,12 @@ class Spy:
 
 @pytest.fixture
 def spy(tmp_path: Path) -> Spy:
+    return make_spy(tmp_path)
+
+
+def make_spy(tmp_path: Path) -> Spy:
+    """A `git` wrapper on PATH that logs each call, and a sitecustomize that logs each
+    `rq --warm` start (with its open descriptors), both into one log."""
     d = tmp_path / "spy"
     (d / "bin").mkdir(parents=True)
     log = d / "log"

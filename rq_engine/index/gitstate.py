@@ -167,12 +167,18 @@ class Running:
         os.waitpid(self.pid, 0)
 
 
+# Make every pathspec literal, or `*` stop at `/`: a narrowed status (fresh.check)
+# would then miss edits, so the user's setting of these does not reach our git.
+_PATHSPEC_ENV = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS")
+
+
 def _spawn_in(root: StrPath, args: tuple[str, ...], null: int, w: int, r: int) -> int:
     # `git -C ROOT`: git changes directory itself (posix_spawn has no cwd on 3.11)
+    env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_ENV}
     return os.posix_spawnp(
         "git",
         ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", *args],
-        dict(os.environ),
+        env,
         file_actions=[
             (os.POSIX_SPAWN_DUP2, null, 0),
             (os.POSIX_SPAWN_DUP2, w, 1),
@@ -201,9 +207,13 @@ def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = Tru
     return None if out is None else parse_status(out)
 
 
-def start_status(root: StrPath, *, untracked: bool = True) -> Running | None:
-    """`status` started, to collect with `finish_status` (work meanwhile)."""
-    return Running.start(root, _status_args(untracked))
+def start_status(
+    root: StrPath, *, untracked: bool = True, pathspec: tuple[str, ...] = ()
+) -> Running | None:
+    """`status` started, to collect with `finish_status` (work meanwhile). `pathspec`
+    limits it to the paths that match (git then stats only those files)."""
+    args = _status_args(untracked)
+    return Running.start(root, (*args, "--", *pathspec) if pathspec else args)
 
 
 def finish_status(running: Running | None, timeout: float = GIT_TIMEOUT) -> Status | None:
@@ -213,6 +223,12 @@ def finish_status(running: Running | None, timeout: float = GIT_TIMEOUT) -> Stat
 
 def _status_args(untracked: bool) -> tuple[str, ...]:
     return _STATUS if untracked else (*_STATUS[:-2], "--untracked-files=no", _STATUS[-1])
+
+
+def start_listing(root: StrPath) -> Running | None:
+    """`git ls-files -z` started: every path the index tracks, NUL-separated (collect
+    with `Running.result`)."""
+    return Running.start(root, ("ls-files", "-z"))
 
 
 class PendingStatus:
@@ -245,6 +261,30 @@ class PendingStatus:
             self.proc.communicate()
             return None
         return parse_status(out) if self.proc.returncode == 0 else None
+
+
+def ignored(root: StrPath, paths: list[str], timeout: float = GIT_TIMEOUT) -> set[str] | None:
+    """Which of `paths` (repo-relative) git ignores — .gitignore files, info/exclude,
+    core.excludesFile, or an ignored directory above — or None when git fails. One
+    `git check-ignore`; asked only about directories a listing did not show."""
+    import subprocess  # (~4 ms: only a directory record that found unknown directories asks)
+
+    env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_ENV}
+    cmd = ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", "check-ignore"]
+    try:
+        done = subprocess.run(
+            [*cmd, "-z", "--stdin"],
+            input=b"".join(os.fsencode(p) + b"\0" for p in paths),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            timeout=timeout,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode not in (0, 1):  # 1: none of them is ignored
+        return None
+    return {os.fsdecode(p) for p in done.stdout.split(b"\0") if p}
 
 
 def parse_status(out: bytes) -> Status:

@@ -23,7 +23,7 @@ from pathlib import Path
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, checkout_for
 from rq_engine.core.value import value
-from rq_engine.index import batch, crashpoints, fresh, fts, tiers
+from rq_engine.index import batch, crashpoints, dirrecord, fresh, fts, tiers
 from rq_engine.index.parse import Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
 from rq_engine.index.stats import IndexProgress, IndexStats
@@ -284,7 +284,7 @@ def _run(
             stats.errors.append(w.note)
         paths = w.paths
         if w.via == "git" and not subtrees and not req.tiers_only:
-            stats.dirs = fresh.dir_keys(root, fresh.dirs_of(paths), w.started_ns)
+            stats.dirs = dirrecord.dir_keys(root, dirrecord.dirs_of(paths), w.started_ns)
     else:
         paths = given or []
         stats.walked_via = "given"

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.env import env_ms
 from rq_engine.core.identity import Checkout
-from rq_engine.index import fresh, gitstate, lock, owner
+from rq_engine.index import dirrecord, fresh, gitstate, lock, owner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def _listed_dirs(checkout: Checkout) -> dict[str, int] | None:
     w = walker.walk(checkout.root, git=True)
     if w.via != "git":
         return None
-    return fresh.dir_keys(checkout.root, fresh.dirs_of(w.paths), w.started_ns)
+    return dirrecord.dir_keys(checkout.root, dirrecord.dirs_of(w.paths), w.started_ns)
 
 
 def active_files(
@@ -150,7 +150,7 @@ def warm(
         moved = fresh.check(conn, checkout.root, checkout.git_dir, rid)
         if not moved.moved:
             dirs = moved.dirs
-            if dirs is None and not fresh.has_dirs(conn, str(checkout.root)):
+            if dirs is None and not dirrecord.has_dirs(conn, str(checkout.root)):
                 dirs = _listed_dirs(checkout)  # (an index made before the record existed)
             crashpoints.phase("verdict")
             fresh.settle(
