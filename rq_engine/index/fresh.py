@@ -114,6 +114,12 @@ class Tracked(Record):
         self.held = held
 
 
+def held_files(conn: sqlite3.Connection, root: str) -> list[str]:
+    """The files the index took in as edits (dirty or untracked when it read them):
+    the checkout's files being worked on, by the last verdict (one meta row, no fork)."""
+    return list(_tracked(conn, root).held)
+
+
 def _tracked(conn: sqlite3.Connection, root: str) -> Tracked:
     # Plain lines, not JSON (~2 ms to import on a search revalidating an edit): the
     # HEAD, the commit-times HEAD ("-" for none), then "<mtime> <size>\t<path>" or

@@ -59,7 +59,7 @@ def active_files(
     if bf.state == "on":  # (its uncommitted files too: the branch's work, whatever state)
         why.update((path, BRANCH) for path in bf.files)
     # (fresh's reader of its own meta row: the held files' format lives there alone)
-    for path in fresh._tracked(conn, root).held:
+    for path in fresh.held_files(conn, root):
         why.setdefault(path, EDITED)
     edited: list[tuple[int, str]] = []
     if why:
