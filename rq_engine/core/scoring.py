@@ -355,7 +355,11 @@ def _completion(typed: int, total: int) -> float:
 
 
 def _align(
-    q: str, low: str, starts: list[bool], hump_ok: list[list[bool]] | None = None
+    q: str,
+    low: str,
+    starts: list[bool],
+    hump_ok: list[list[bool]] | None = None,
+    soft: list[bool] | None = None,
 ) -> tuple[float, list[int]] | None:
     """Best in-order alignment of `q` in `low` (both folded): (gain, positions).
 
@@ -364,9 +368,13 @@ def _align(
     matched before the alignment reaches its first word start (D15). After
     that, a letter that is neither a word start nor next to the previous one
     must lie in the same word as it: `APIView` does not match
-    `AboutTemplateAttributeView` through the p of Template. Memoised search over (query index, last position, credited?), trying
-    at each step the contiguous letter, the next word-start occurrence and the
-    first occurrence: O(len(q) × len(low)) states at most.
+    `AboutTemplateAttributeView` through the p of Template. The one way into a
+    word past its start is `soft`: the first consonant of a word that starts
+    with vowels, as a consonant skeleton spells it (`lstnndsrv`: the n of And),
+    at 4 like a run begun mid-word. Memoised search over (query index, last
+    position, credited?), trying at each step the contiguous letter, the next
+    word-start occurrence, the first occurrence and the next soft start:
+    O(len(q) × len(low)) states at most.
     """
     m, n = len(q), len(low)
     # state: 0 = no word start reached yet, 1 = in a run begun at a word start,
@@ -395,6 +403,13 @@ def _align(
             k = low.find(ch, k + 1)
         if k >= 0 and k not in opts:
             opts.append(k)
+        if st and soft:
+            # the first consonant of a later word that starts with vowels
+            k = low.find(ch, p + 1)
+            while k >= 0 and not soft[k]:
+                k = low.find(ch, k + 1)
+            if k >= 0 and k not in opts:
+                opts.append(k)
         out: tuple[float, tuple[int, ...]] | None = None
         for k in opts:
             if m - i - 1 > n - k - 1:
@@ -406,7 +421,11 @@ def _align(
             elif k == p + 1:
                 gain, nst = (8.0 if st == 1 else 4.0), st
             elif word_of[k] != word_of[p]:
-                continue  # an orphan: a letter inside a word whose start was skipped
+                if not soft or not soft[k]:
+                    continue  # an orphan: a letter inside a word whose start was skipped
+                # a consonant skeleton drops a word's leading vowels: `lstnndsrv`
+                # enters ListenAndServe's `And` at its n (a run begun mid-word)
+                gain, nst = 4.0, 2
             else:
                 gain, nst = 2.0, 2
             rest = best(i + 1, k, nst)
@@ -420,6 +439,32 @@ def _align(
 
     r = best(0, -1, 0)
     return None if r is None else (r[0], list(r[1]))
+
+
+_VOWEL_SET = frozenset("aeiouy")  # skeleton()'s vowels
+
+
+@lru_cache(maxsize=8192)
+def _soft_starts(name: str) -> list[bool]:
+    """Where a consonant skeleton enters a word that starts with vowels: its first
+    consonant (`n` of `and`, `x` of `executor`), after the name's first word only
+    (a skeleton keeps its first letter). Indexes the folded name; empty when the
+    name has no such word (cached; callers never mutate)."""
+    low, idx = _fold_positions(name)
+    starts_all = word_starts(name)
+    starts = [starts_all[i] for i in idx]
+    out: list[bool] = []
+    for j in range(1, len(low)):
+        if not starts[j] or low[j] not in _VOWEL_SET:
+            continue
+        k = j
+        while k < len(low) and not (k > j and starts[k]) and low[k] in _VOWEL_SET:
+            k += 1
+        if k < len(low) and not starts[k] and low[k].isalnum():
+            if not out:
+                out = [False] * len(low)
+            out[k] = True
+    return out
 
 
 def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
@@ -439,13 +484,13 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         hump_ok = [
             [k == 0 or not (ch.islower() and upper[k]) for k in range(len(low))] for ch in typed
         ]
-    r = _align(q, low, starts, hump_ok)
+    r = _align(q, low, starts, hump_ok, _soft_starts(name) or None)
     if r is None:
         return None
     gain, pos = r
     if gain <= 0:
         return None
-    if _skipped_words(pos, starts):
+    if _skipped_words(pos, starts, low):
         return None  # `ParseJSON` is not ParseGodepsJSON: a match may not skip a word
     eff = [starts[k] and (hump_ok is None or hump_ok[j][k]) for j, k in enumerate(pos)]
     evidence, abbrev = _runs(pos, eff)
@@ -472,9 +517,10 @@ def _joiner_parts(leaf: str, name: str) -> list[tuple[str, float]]:
     return []
 
 
-def _skipped_words(pos: list[int], starts: list[bool]) -> int:
+def _skipped_words(pos: list[int], starts: list[bool], low: str = "") -> int:
     """Words between the first and the last matched letter that no letter matched:
-    `dtclass` in `do_test_trashcan_python_class` skips two."""
+    `dtclass` in `do_test_trashcan_python_class` skips two. A word of vowels only
+    (`a`, `I`, `io`) is no skip: a consonant skeleton has no letter for it."""
     hit: set[int] = set()
     word = -1
     word_of: list[int] = []
@@ -483,7 +529,14 @@ def _skipped_words(pos: list[int], starts: list[bool]) -> int:
         word_of.append(word)
     for k in pos:
         hit.add(word_of[k])
-    return sum(1 for w in range(word_of[pos[0]], word_of[pos[-1]] + 1) if w not in hit)
+    missed = [w for w in range(word_of[pos[0]], word_of[pos[-1]] + 1) if w not in hit]
+    if missed and low:
+        missed = [
+            w
+            for w in missed
+            if any(ch not in _VOWEL_SET for k, ch in enumerate(low) if word_of[k] == w)
+        ]
+    return len(missed)
 
 
 def _runs(pos: list[int], at_start: list[bool]) -> tuple[int, bool]:
@@ -531,7 +584,8 @@ def edit_distance(a: str, b: str, cap: int = _MAX_EDITS) -> int:
 def match_typo(leaf: str, name: str) -> NameMatch | None:
     """A near miss (`sleect` → `select`): up to two edits against the whole folded name.
 
-    Scored by the letters it keeps (query length minus edits). Short queries get
+    The first letter is kept or swapped with the second (`hTtpRequest`). Scored
+    by the letters it keeps (query length minus edits). Short queries get
     fewer edits (one under 10 letters, none under 4) or everything would match:
     two edits turn `apiview` into `as_view` and `debounce` into `dbOnce`.
     """
@@ -540,8 +594,10 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     if not allowed:
         return None
     low, idx = _fold_positions(name)
-    if not low or low[0] != q[0]:
-        return None  # a near miss keeps its first letter: `catchAll` is not `matchAll`
+    if not low or (low[0] != q[0] and low[:2] != q[1::-1]):
+        # a near miss keeps its first letter (`catchAll` is not `matchAll`), or
+        # swaps it with the second (`ocntext`: the letters of Context, one swap)
+        return None
     d = edit_distance(q, low, allowed)
     if d == 0 or d > allowed:
         return None
@@ -558,16 +614,21 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
 
 def _kept_positions(q: str, low: str) -> list[int]:
     """Positions of `low` that a longest common subsequence with `q` keeps (highlighting)."""
+    return [j for _, j in _kept_pairs(q, low)]
+
+
+def _kept_pairs(q: str, low: str) -> list[tuple[int, int]]:
+    """(query index, name index) of the letters a longest common subsequence keeps."""
     m, n = len(q), len(low)
     dp = [[0] * (n + 1) for _ in range(m + 1)]
     for i in range(m - 1, -1, -1):
         for j in range(n - 1, -1, -1):
             dp[i][j] = dp[i + 1][j + 1] + 1 if q[i] == low[j] else max(dp[i + 1][j], dp[i][j + 1])
-    out: list[int] = []
+    out: list[tuple[int, int]] = []
     i = j = 0
     while i < m and j < n:
         if q[i] == low[j]:
-            out.append(j)
+            out.append((i, j))
             i += 1
             j += 1
         elif dp[i + 1][j] >= dp[i][j + 1]:
@@ -593,9 +654,11 @@ def match_name(leaf: str, name: str, *, typo: bool = True) -> NameMatch | None:
 
 def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, float]]:
     """A query with any uppercase rewards the candidate spelled the same way."""
-    if not query.has_upper or match.kind == "typo":
+    if not query.has_upper:
         return []
     q = [ch for ch in query.leaf if ch not in _JOINER_SET]
+    if match.kind == "typo":
+        return [("case", WEIGHTS["case"])] if _typo_case(q, name) else []
     # letters only on both sides: a literal match's positions cover the name's `_`
     # too, which left every UPPER_SNAKE query without its case (`PAGE_SIZE` tied
     # with `page_size`, `LIST_HEAD` lost to `struct list_head`)
@@ -603,6 +666,22 @@ def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, f
     if len(got) == len(q) and all(a == b for a, b in zip(q, got, strict=True)):
         return [("case", WEIGHTS["case"])]
     return []
+
+
+def _typo_case(typed: list[str], name: str) -> bool:
+    """Whether a near miss keeps the query's case: every letter it keeps (a longest
+    common subsequence) is spelled alike, so `Conecrn` is the module `Concern`'s,
+    not the method `concern`'s. With the first two letters swapped, Shift went
+    with the first key typed: `Ocntext` reads as `Context`."""
+    low, idx = _fold_positions(name)
+    if not low or len(typed) < 2 or len("".join(typed).lower()) != len(typed):
+        return False
+    if low[0] != typed[0].lower():
+        a, b = typed[0], typed[1]
+        first = b.upper() if a.isupper() else b.lower()
+        typed = [first, a.upper() if b.isupper() else a.lower(), *typed[2:]]
+    pairs = _kept_pairs("".join(typed).lower(), low)
+    return bool(pairs) and all(typed[i] == name[idx[j]] for i, j in pairs)
 
 
 def kind_feature(kind: str) -> list[tuple[str, float]]:
@@ -625,11 +704,24 @@ def nesting_feature(levels: int) -> list[tuple[str, float]]:
     return [("nesting", max(WEIGHTS["nesting"] * (levels - 1), WEIGHTS["nesting_cap"]))]
 
 
-def visibility_feature(visibility: str) -> list[tuple[str, float]]:
-    """Private/protected: a small penalty, never a filter; unknown carries no signal."""
-    if visibility in ("private", "protected"):
+def visibility_feature(visibility: str, name: str = "") -> list[tuple[str, float]]:
+    """Private/protected: a small penalty, never a filter; unknown carries no signal.
+
+    A name with a leading underscore is internal by the convention most languages
+    share (C's `__kmalloc` beside `kmalloc`, TS's exported `_superRefine` beside
+    `superRefine`, Python's `_foo`), whatever its plugin reports: the same
+    penalty, once. Dunders (`__init__`) are no internals.
+    """
+    if visibility in ("private", "protected") or _underscored(name):
         return [("visibility", WEIGHTS["private"])]
     return []
+
+
+def _underscored(name: str) -> bool:
+    """A leading `_` on a name that is more than underscores, dunders excepted."""
+    if name[:1] != "_" or not name.strip("_"):
+        return False
+    return not (name.startswith("__") and name.endswith("__"))
 
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "testdata"})
@@ -795,7 +887,7 @@ def score(
     parts += case_feature(query, cand.name, match)
     parts += kind_feature(cand.kind)
     parts += kind_word_feature(query, cand.kind)
-    parts += visibility_feature(cand.visibility)
+    parts += visibility_feature(cand.visibility, cand.name)
     parts += qualifier
     chain = scope_chain(cand.parent)
     parts += nesting_feature(len(chain))

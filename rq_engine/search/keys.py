@@ -60,8 +60,8 @@ def typo_candidates(query_fold: str) -> set[str]:
     """The folded names a near miss of the query may have: what the typo layer looks up.
 
     Mirrors scoring.match_typo, which accepts a name that keeps the query's first
-    letter and is within one edit (queries of 4-9 letters) or two (10 and more),
-    a swap of neighbours counting as one. Generated on the query side and probed
+    letter (or swaps it with the second) and is within one edit (queries of 4-9
+    letters) or two (10 and more), a swap of neighbours counting as one. Generated on the query side and probed
     against `names.fold` (idx_names_fold), so indexing stores no typo keys at all:
     the deletion-key table this replaced held ~20 rows a name (560k for Django,
     79M for Linux) and was ~1.2 s of a 4 s Django cold index (D28).
@@ -71,15 +71,17 @@ def typo_candidates(query_fold: str) -> set[str]:
     letter (deletions, swaps, a letter moved further), and up to 14 letters
     those where one letter is too many and the other edit adds or replaces one
     (what the deletion keys found). Two new letters (two substitutions) would
-    be ~36² variants a letter pair; the deletion keys never found those either.
+    be ~36² variants a letter pair; the deletion keys never found those either:
+    typo_prefixes below reaches them by the name's start instead.
     """
     q = query_fold
     n = len(q)
     if n < MIN_TYPO_LEN or n > MAX_TYPO_LEN:
         return set()
     alphabet = _ALPHABET.union(q[1:])
-    out: set[str] = set()
-    # The first letter stays: a near miss keeps it (scoring.match_typo).
+    # The first letter stays: a near miss keeps it (scoring.match_typo), or swaps it
+    # with the second (one edit: `ocntext` → context).
+    out: set[str] = {q[1] + q[0] + q[2:]}
     for i in range(1, n):
         head, tail = q[:i], q[i + 1 :]
         out.add(head + tail)  # an extra letter typed
@@ -95,6 +97,35 @@ def typo_candidates(query_fold: str) -> set[str]:
         out |= _extra_letter_and_one_more(q, alphabet)
     out.discard(q)
     return {v for v in out if len(v) >= MIN_TYPO_LEN - 1}
+
+
+def typo_prefixes(query_fold: str) -> set[str]:
+    """Starts a name two edits from a long query may have: its first half as typed and
+    every one-edit variant of it (the first letter kept, or swapped with the second).
+
+    Two edits of which at least one falls in the query's second half leave at most
+    one in the first: the name then starts with one of these (~75 a letter of the
+    half, against ~36² a letter pair for the whole query's two-new-letter variants
+    typo_candidates leaves out: `HtpRequewt` → HttpRequest, `JsnRespinse` →
+    JsonResponse; retrieval.names_typo_far_end covers the other case, both edits
+    in the first half, by the name's end). Empty below TWO_EDITS_LEN or above
+    MAX_TWO_EDIT_LEN letters.
+    """
+    q = query_fold
+    n = len(q)
+    if n < TWO_EDITS_LEN or n > MAX_TWO_EDIT_LEN:
+        return set()
+    half = q[: n // 2]
+    alphabet = _ALPHABET.union(half[1:])
+    out = {half, half[1] + half[0] + half[2:]}
+    for i in range(1, len(half)):
+        head, tail = half[:i], half[i + 1 :]
+        out.add(head + tail)  # an extra letter typed
+        if tail:
+            out.add(head + tail[0] + half[i] + tail[1:])  # neighbours swapped
+        out.update(head + c + tail for c in alphabet)  # a wrong letter
+        out.update(head + c + half[i:] for c in alphabet)  # a letter left out
+    return out
 
 
 def _extra_letter_and_one_more(q: str, alphabet: frozenset[str]) -> set[str]:
@@ -137,4 +168,4 @@ def _two_cheap_edits(q: str) -> set[str]:
     return out
 
 
-__all__ = ["NameRecord", "name_keys", "name_record", "typo_candidates"]
+__all__ = ["NameRecord", "name_keys", "name_record", "typo_candidates", "typo_prefixes"]

@@ -2,7 +2,8 @@
 
 Layer 1 exact/prefix (name index) → confidence gate → layer 2 fuzzy (first-letter
 windows, initials, skeleton, substring FTS, package-prefixed names) and the
-near-miss typo retry (query-side candidates: keys.typo_candidates) → scope
+near-miss typo retry (query-side candidates: keys.typo_candidates; two new
+letters away, names by their start or end: retrieval.names_typo_far_*) → scope
 retries → layer 3 paths. Each batch is the full ranked list known so far
 (ranking lives in search/rank.py). Cancellation: `search` never raises on
 cancel; it stops yielding (the consumer sees the generator end without a final
@@ -413,6 +414,40 @@ class _Run(Ranking):
             self._check()
             names = rt.names_typo(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
             self._fetch_names(rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY)
+        # two new letters (typo_candidates stops at one): by the name's start, and
+        # only when that found nothing, by its end
+        for far in (rt.names_typo_far_start, rt.names_typo_far_end):
+            if not self._typo_far_could_join():
+                break
+            for rid in self.s.repo_ids:
+                self._check()
+                names = far(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
+                self._fetch_names(
+                    rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY
+                )
+
+    def _typo_far_could_join(self) -> bool:
+        """Whether to look two edits away where typo_candidates cannot (two new
+        letters): only when no near miss was found, and a two-edit one could both
+        join (D14: the letters it keeps, the query's less two, are at least the
+        best in-order match's evidence) and match better than the best in-order
+        match (its ceiling: every kept letter, a name no longer than them)."""
+        n = len(self.q.leaf_fold)
+        kept = n - 2
+        ceiling = (
+            WEIGHTS["typo"]
+            + WEIGHTS["alignment"] * kept / n
+            + 2 * WEIGHTS["typo_edit"]
+            + WEIGHTS["coverage"]
+        )
+        for e in self.pool.values():
+            if e.match.kind == "typo":
+                return False
+            if e.match.kind in ("abbrev", "subseq") and (
+                e.match.evidence > kept or _quality(e.match) >= ceiling
+            ):
+                return False
+        return True
 
 
 __all__ = ["Searcher", "project_name"]

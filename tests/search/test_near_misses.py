@@ -1,0 +1,214 @@
+"""Queries typed the way people mistype them (bench/perturb.py's styles), through the
+search API: a query in, ranked hits and their explained parts out.
+
+Each test names the general cause a miss had: the scorer not seeing a leading
+underscore the query left out, a near miss ignoring the case the user typed, a
+consonant skeleton unable to enter a word that starts with a vowel, two-edit near
+misses retrieval never proposed, a first letter swapped with the second. One real
+git repository, indexed by the real `rq --index`, answered by the QueryService
+every face calls.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from rq_engine.core.scoring import WEIGHTS
+from rq_engine.search.answer import Wait
+from rq_engine.search.service import QueryService
+from rq_engine.search.types import Hit
+from tests.conftest import git, rq_bin
+
+CORPUS = {
+    # C: the internal `__name` helper beside the API it implements
+    # (the helper is the longer definition: the tiebreak alone would pick it)
+    "kernel/sched/core.c": (
+        "void __schedule(unsigned int mode) {\n  mode++;\n  mode++;\n}\n\n"
+        "void schedule(void) {\n  __schedule(0);\n}\n"
+    ),
+    "mm/slab_common.c": (
+        "int __kmem_cache_create(int c) {\n  return c;\n}\n\n"
+        "int kmem_cache_create(int c) {\n  return __kmem_cache_create(c);\n}\n"
+    ),
+    "include/linux/container_of.h": "#define container_of(ptr, type, member) ptr\n",
+    # TypeScript: an exported `_name` beside the public one
+    "src/api.ts": "export function _superRefine(x: number) {\n  return x;\n}\n",
+    "src/schemas.ts": "export function superRefine(x: number) {\n  return x;\n}\n",
+    # Python: dunders are no internals
+    "pkg/box.py": "class Box:\n    def __init__(self):\n        pass\n\n    def init(self):\n        pass\n",
+    # Ruby: the module and a method of the same letters
+    "lib/active_support/concern.rb": "module Concern\nend\n",
+    "lib/active_support/core_ext/kernel/concern.rb": "module Kernel\n  def concern\n  end\nend\n",
+    # Go: names whose words start with vowels
+    "src/net/http/server.go": (
+        "package http\n\nfunc ListenAndServe(addr string) error {\n\treturn nil\n}\n\n"
+        "func ReadAByte() byte {\n\treturn 0\n}\n"
+    ),
+    "src/os/path.go": "package os\n\nfunc MkdirAll(path string) error {\n\treturn nil\n}\n",
+    "src/context/context.go": "package context\n\ntype Context interface{}\n",
+    "src/html/template/context.go": "package template\n\ntype context struct{}\n",
+    "concurrent/futures/thread.py": "class ThreadPoolExecutor:\n    pass\n",
+    # long names for two-edit near misses
+    "django/http/request.py": "class HttpRequest:\n    pass\n",
+    "tempfile.py": "class TemporaryDirectory:\n    pass\n",
+    "words.py": "def matchAll():\n    pass\n",
+}
+
+Ask = Callable[[str], list[Hit]]
+
+
+@pytest.fixture(scope="module")
+def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
+    base = tmp_path_factory.mktemp("near")
+    root = base / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for rel, text in CORPUS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "corpus")
+    home = base / "home"
+    env = {**os.environ, "RQ_HOME": str(home), "RQ_CACHE": str(base / "cache")}
+    r = subprocess.run(
+        [*rq_bin(), "--index", str(root)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    service = QueryService(root, db_path=home / "index.db")
+
+    def answer(query: str) -> list[Hit]:
+        a = service.answer(query, limit=20, wait=Wait(0))
+        assert a.state == "complete", (query, a)
+        return a.hits
+
+    yield answer
+    service.close()
+
+
+def top(hits: list[Hit]) -> tuple[str, str]:
+    assert hits, "no hits"
+    return hits[0].path, hits[0].name
+
+
+def find(hits: list[Hit], name: str) -> Hit:
+    for h in hits:
+        if h.name == name:
+            return h
+    raise AssertionError(f"{name} not among {[h.name for h in hits]}")
+
+
+def parts(h: Hit) -> dict[str, float]:
+    return dict(h.score.parts)
+
+
+def quality(h: Hit) -> str:
+    return h.score.parts[0][0]
+
+
+# --- a leading underscore the query left out -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, name, internal",
+    [
+        ("scheudle", "schedule", "__schedule"),  # a near miss of both
+        ("kmemcachecreate", "kmem_cache_create", "__kmem_cache_create"),  # both exact -50
+        ("kmcacr", "kmem_cache_create", "__kmem_cache_create"),  # an abbreviation of both
+        ("super_refine", "superRefine", "_superRefine"),
+        ("sprrfn", "superRefine", "_superRefine"),  # a consonant skeleton of both
+    ],
+)
+def test_the_name_without_the_leading_underscore_wins(
+    ask: Ask, query: str, name: str, internal: str
+) -> None:
+    hits = ask(query)
+    assert hits[0].name == name, (query, [h.name for h in hits])
+    # the same match otherwise: the convention is the one difference
+    assert parts(find(hits, internal))["visibility"] == WEIGHTS["private"]
+    assert "visibility" not in parts(hits[0])
+
+
+def test_a_dunder_is_not_internal(ask: Ask) -> None:
+    init = find(ask("__init__"), "__init__")
+    assert "visibility" not in parts(init)
+
+
+# --- the case a near miss was typed in --------------------------------------------
+
+
+def test_a_near_miss_keeps_the_case_the_user_typed(ask: Ask) -> None:
+    for q in ("Conecrn", "Ckoncern", "Confern"):
+        hits = ask(q)
+        module, method = find(hits, "Concern"), find(hits, "concern")
+        assert quality(module) == "typo" and parts(module)["case"] == WEIGHTS["case"], q
+        assert "case" not in parts(method)
+        assert top(hits) == ("lib/active_support/concern.rb", "Concern"), q
+
+
+def test_a_lowercase_near_miss_stays_case_agnostic(ask: Ask) -> None:
+    hits = ask("conecrn")
+    assert "case" not in parts(find(hits, "Concern")) and "case" not in parts(find(hits, "concern"))
+
+
+# --- consonant skeletons ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, name",
+    [
+        ("lstnndsrv", "ListenAndServe"),  # And: entered at its n
+        ("thrdplxctr", "ThreadPoolExecutor"),  # Executor: at its x
+        ("cntnrf", "container_of"),  # of: at its f
+        ("mkdrll", "MkdirAll"),  # All: at its l
+        ("rdbt", "ReadAByte"),  # A: a word of vowels only has no letter to match
+    ],
+)
+def test_a_consonant_skeleton_enters_words_that_start_with_vowels(
+    ask: Ask, query: str, name: str
+) -> None:
+    h = ask(query)[0]
+    assert (h.name, quality(h)) == (name, "subseq"), query
+
+
+def test_a_skipped_consonant_word_start_is_still_an_orphan(ask: Ask) -> None:
+    # the t of Listen cannot stand for `Serve`: only a word's leading vowels may go
+    assert "ListenAndServe" not in {h.name for h in ask("lstnndtrv")}
+
+
+# --- two edits, both new letters ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, name",
+    [
+        ("HtpRequewt", "HttpRequest"),  # a letter left out, a wrong one (second half)
+        ("TmpkraryDirectory", "TemporaryDirectory"),  # both in the first half
+    ],
+)
+def test_two_edit_near_misses_of_long_names_are_found(ask: Ask, query: str, name: str) -> None:
+    h = ask(query)[0]
+    assert (h.name, quality(h)) == (name, "typo"), query
+    assert parts(h)["typo_edit"] == 2 * WEIGHTS["typo_edit"]
+
+
+# --- the first letter ------------------------------------------------------------
+
+
+def test_a_first_letter_swapped_with_the_second_is_one_edit(ask: Ask) -> None:
+    h = ask("lsitenAndServe")[0]
+    assert (h.name, quality(h), parts(h)["typo_edit"]) == (
+        "ListenAndServe",
+        "typo",
+        WEIGHTS["typo_edit"],
+    )
+    hits = ask("Ocntext")  # Shift went with the first key typed
+    assert top(hits) == ("src/context/context.go", "Context")
+    assert parts(hits[0])["case"] == WEIGHTS["case"]
+
+
+def test_a_wrong_first_letter_is_still_no_near_miss(ask: Ask) -> None:
+    assert "matchAll" not in {h.name for h in ask("catchAll")}
