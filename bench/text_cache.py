@@ -2,6 +2,7 @@
 """The persisted bm25-v1 cache, whole process, beside full-scan-v1 (issue: text ranking part 2).
 
     bench/text_cache.py [--corpora django,gostd] [--rounds 5] [--scratch DIR] [--json OUT]
+                        [--no-full-scan]
 
 Per corpus, in a scratch clone indexed into a scratch RQ_HOME (so edits never touch
 the corpora), every number from fresh `rq` processes:
@@ -99,7 +100,7 @@ def strip(ans: dict) -> list[tuple]:
     return [(r["id"], r["score"], r["line"]) for r in ans.get("results", [])]
 
 
-def bench(corpus: str, work: Path, rounds: int) -> dict:
+def bench(corpus: str, work: Path, rounds: int, full_scan: bool = True) -> dict:
     src = CORPORA / corpus
     scratch = work / corpus
     if not scratch.exists():
@@ -149,8 +150,12 @@ def bench(corpus: str, work: Path, rounds: int) -> dict:
             hit.append(ms)
             same &= first.setdefault(q, strip(ans)) == strip(ans)
     res["hit_p50"], res["hit_p95"], res["deterministic"] = pct(hit, 0.5), pct(hit, 0.95), same
-    fs = [run(["--text", q, "--ranker", FULL_SCAN], scratch, env)[0] for q in qs]
-    res["fullscan_p50"], res["fullscan_p95"] = pct(fs, 0.5), pct(fs, 0.95)
+    fs = (
+        [run(["--text", q, "--ranker", FULL_SCAN], scratch, env)[0] for q in qs]
+        if full_scan
+        else []
+    )
+    res["fullscan_p50"], res["fullscan_p95"] = (pct(fs, 0.5), pct(fs, 0.95)) if fs else ("-", "-")
     # one-file edits
     rnd = random.Random(11)
     files = sorted(p for p in scratch.rglob("*" + EXT[corpus]) if ".git" not in p.parts)
@@ -188,10 +193,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scratch", default="/tmp/rq-bench-text-cache")
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--no-full-scan",
+        action="store_true",
+        help="skip the full-scan-v1 column (minutes on Go std)",
+    )
     ns = ap.parse_args()
     work = Path(ns.scratch)
     work.mkdir(parents=True, exist_ok=True)
-    rows = [bench(c, work, ns.rounds) for c in ns.corpora.split(",")]
+    rows = [bench(c, work, ns.rounds, not ns.no_full_scan) for c in ns.corpora.split(",")]
     cols = [
         "corpus", "docs", "full_s", "full_rss_mb", "size_mb", "open_ms", "hit_p50", "hit_p95",
         "fullscan_p50", "fullscan_p95", "add_ms", "change_ms", "remove_ms", "edge_ms",
@@ -203,6 +213,8 @@ def main() -> None:
         cells = [f"{r[c]:.1f}" if isinstance(r[c], float) else str(r[c]) for c in cols]
         print("| " + " | ".join(cells) + " |")
     for r in rows:
+        if r["fullscan_p50"] == "-":
+            continue
         print(
             f"{r['corpus']}: hit/full-scan p50 {r['hit_p50'] / r['fullscan_p50']:.3f}x,"
             f" p95 {r['hit_p95'] / r['fullscan_p95']:.3f}x"
