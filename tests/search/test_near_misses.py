@@ -11,17 +11,13 @@ every face calls.
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from rq_engine.core.scoring import WEIGHTS
-from rq_engine.search.answer import Wait
-from rq_engine.search.service import QueryService
 from rq_engine.search.types import Hit
-from tests.conftest import git, rq_bin
+from tests.search.served import Ask, served
 
 CORPUS = {
     # C: the internal `__name` helper beside the API it implements
@@ -58,35 +54,10 @@ CORPUS = {
     "words.py": "def matchAll():\n    pass\n",
 }
 
-Ask = Callable[[str], list[Hit]]
-
 
 @pytest.fixture(scope="module")
 def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
-    base = tmp_path_factory.mktemp("near")
-    root = base / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    for rel, text in CORPUS.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "corpus")
-    home = base / "home"
-    env = {**os.environ, "RQ_HOME": str(home), "RQ_CACHE": str(base / "cache")}
-    r = subprocess.run(
-        [*rq_bin(), "--index", str(root)], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 0, r.stderr
-    service = QueryService(root, db_path=home / "index.db")
-
-    def answer(query: str) -> list[Hit]:
-        a = service.answer(query, limit=20, wait=Wait(0))
-        assert a.state == "complete", (query, a)
-        return a.hits
-
-    yield answer
-    service.close()
+    yield from served(tmp_path_factory.mktemp("near"), "repo", CORPUS, 20)
 
 
 def top(hits: list[Hit]) -> tuple[str, str]:

@@ -9,17 +9,13 @@ the scorer's own unit tests).
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from rq_engine.core.scoring import KIND_WEIGHTS, WEIGHTS
-from rq_engine.search.answer import Wait
-from rq_engine.search.service import QueryService
 from rq_engine.search.types import Hit
-from tests.conftest import git, rq_bin
+from tests.search.served import Ask, served
 
 PY_NAMES = """\
 class RefundProcessor:
@@ -169,36 +165,11 @@ CORPUS = {
     "pip/_internal/req.py": "class Req:\n    pass\n",
 }
 
-Ask = Callable[[str], list[Hit]]
-
 
 @pytest.fixture(scope="module")
 def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
     """Answer a query in the corpus repository (named `effect`: its project name)."""
-    base = tmp_path_factory.mktemp("ranking")
-    root = base / "effect"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    for rel, text in CORPUS.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "corpus")
-    home = base / "home"
-    env = {**os.environ, "RQ_HOME": str(home), "RQ_CACHE": str(base / "cache")}
-    r = subprocess.run(
-        [*rq_bin(), "--index", str(root)], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 0, r.stderr
-    service = QueryService(root, db_path=home / "index.db")
-
-    def answer(query: str) -> list[Hit]:
-        a = service.answer(query, limit=50, wait=Wait(0))
-        assert a.state == "complete", (query, a)
-        return a.hits
-
-    yield answer
-    service.close()
+    yield from served(tmp_path_factory.mktemp("ranking"), "effect", CORPUS, 50)
 
 
 def find(hits: list[Hit], name: str, path: str | None = None) -> Hit:

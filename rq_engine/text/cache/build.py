@@ -156,17 +156,23 @@ def build_full(
             for t, p in raw.items()
         ),
     )
+    seal_rows(conn)
+    lex = schema.hex_digest(digest)
+    conn.execute(
+        "INSERT INTO stats VALUES (1, ?, ?, ?, ?, ?)", (len(docs), total, len(raw), n_postings, lex)
+    )
+    return len(docs), total, len(raw), n_postings, lex
+
+
+def seal_rows(conn: sqlite3.Connection) -> None:
+    """Every row's CRC, then the secondary indexes (one sort each after a bulk insert
+    instead of a b-tree insert a row): what a base and an overlay both finish with."""
     schema.with_crc(conn)
     conn.execute(f"UPDATE docs SET crc = rq_crc({schema.DOC_CRC})")
     conn.execute(f"UPDATE terms SET crc = rq_crc({schema.TERM_CRC})")
     for stmt in schema.INDEXES.strip().split(";"):
         if stmt.strip():
             conn.execute(stmt)
-    lex = schema.hex_digest(digest)
-    conn.execute(
-        "INSERT INTO stats VALUES (1, ?, ?, ?, ?, ?)", (len(docs), total, len(raw), n_postings, lex)
-    )
-    return len(docs), total, len(raw), n_postings, lex
 
 
 def verify_stats(conn: sqlite3.Connection, m: Manifest) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from rq_engine.core.value import field, value
 from rq_engine.text.bm25 import Bm25Profile, Weigher
 from rq_engine.text.cache import schema
-from rq_engine.text.cache.build import Analyzed, CacheLimit, Fact, analyze
+from rq_engine.text.cache.build import Analyzed, CacheLimit, Fact, analyze, seal_rows
 from rq_engine.text.cache.manifest import BadGeneration, Limits
 
 
@@ -210,12 +210,7 @@ def apply(
             for t, p in raw.items()
         ],
     )  # fmt: skip
-    schema.with_crc(out)
-    out.execute(f"UPDATE docs SET crc = rq_crc({schema.DOC_CRC})")
-    out.execute(f"UPDATE terms SET crc = rq_crc({schema.TERM_CRC})")
-    for stmt in schema.INDEXES.strip().split(";"):
-        if stmt.strip():
-            out.execute(stmt)
+    seal_rows(out)
     stats = merged_stats(base, out)
     n_docs, _, n_terms, n_post, _ = stats
     if n_docs > limits.docs or n_terms > limits.terms or n_post > limits.postings:

@@ -1,0 +1,44 @@
+"""A corpus of source files as a real, indexed git repository, answered through the
+public QueryService (the seam the ranking tests go through)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from rq_engine.search.answer import Wait
+from rq_engine.search.service import QueryService
+from rq_engine.search.types import Hit
+from tests.conftest import git, rq_bin
+
+Ask = Callable[[str], list[Hit]]
+
+
+def served(base: Path, name: str, corpus: dict[str, str], limit: int) -> Iterator[Ask]:
+    """Commit `corpus` in `base/name`, index it with a real `rq --index`, and yield a
+    function answering a query with its complete hits (closing the service after)."""
+    root = base / name
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for rel, text in corpus.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "corpus")
+    home = base / "home"
+    env = {**os.environ, "RQ_HOME": str(home), "RQ_CACHE": str(base / "cache")}
+    r = subprocess.run(
+        [*rq_bin(), "--index", str(root)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    service = QueryService(root, db_path=home / "index.db")
+
+    def answer(query: str) -> list[Hit]:
+        a = service.answer(query, limit=limit, wait=Wait(0))
+        assert a.state == "complete", (query, a)
+        return a.hits
+
+    yield answer
+    service.close()
