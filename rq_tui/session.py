@@ -133,17 +133,27 @@ class SearchSession:
     ) -> TextResults | None:
         """One text query (`rq --text` semantics, bm25-v1 over the persisted cache), with
         the explain parts. None when it was cancelled: before it started (a later key came
-        while an earlier query ran) or while it ran (its answer is stale). The service
-        takes no cancel token, so a running query finishes (an exact cache hit: a few ms;
-        a first build: the build) and its answer is dropped. RqError passes through."""
+        while an earlier query ran) or while it ran — the service checks the token before
+        each step and each term's postings, so a superseded query stops there (a full
+        build it started meanwhile is not interrupted). RqError passes through."""
+        from rq_engine.core.cancel import Cancelled
         from rq_engine.text.service import query_live
 
         with self._text_lock:
             if cancel.cancelled:
                 return None
-            answer = query_live(
-                self.cwd, text, profile=PROFILE, limit=limit, explain=True, all_repos=all_repos
-            )
+            try:
+                answer = query_live(
+                    self.cwd,
+                    text,
+                    profile=PROFILE,
+                    limit=limit,
+                    explain=True,
+                    all_repos=all_repos,
+                    cancel=cancel,
+                )
+            except Cancelled:
+                return None
         if cancel.cancelled:
             return None
         return results_of(answer, self.cwd)

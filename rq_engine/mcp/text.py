@@ -54,10 +54,10 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     try:
         if ranker == BM25 and not sess.all_repos:
             # the persisted cache (an exact hit reads a few postings, never the graph)
-            answer = query_live(cwd, words, profile=ranker, limit=limit)
+            answer = query_live(cwd, words, profile=ranker, limit=limit, cancel=sess.cancel)
         else:
             real = open_live(cwd, all_repos=sess.all_repos)
-            answer = sess.text.query(real, words, profile=ranker, limit=limit)
+            answer = sess.text.query(real, words, profile=ranker, limit=limit, cancel=sess.cancel)
     except RqError as e:
         if e.code != ExitCode.WARMING:
             raise

@@ -38,6 +38,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from rq_engine.core.cancel import CancelToken
+
 if TYPE_CHECKING:
     from rq_engine.text.rerank import GraphView, Key
 
@@ -317,15 +319,28 @@ class Bm25Index:
         return set(self.by_name.get(compact, ())) | set(self.by_qualified.get(compact, ()))
 
     def search(
-        self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+        self,
+        graph: Graph,
+        q: TextQuery,
+        *,
+        explain: bool = False,
+        limit: int | None = None,
+        cancel: CancelToken | None = None,
     ) -> Ranking:
-        return rank(self, graph, q, explain=explain, limit=limit)
+        return rank(self, graph, q, explain=explain, limit=limit, cancel=cancel)
 
 
 def rank(
-    ix: Postings, graph: GraphView, q: TextQuery, *, explain: bool = False, limit: int | None = None
+    ix: Postings,
+    graph: GraphView,
+    q: TextQuery,
+    *,
+    explain: bool = False,
+    limit: int | None = None,
+    cancel: CancelToken | None = None,
 ) -> Ranking:
-    """Rank, accept, and keep the best `limit` (all when None); `total` counts all accepted."""
+    """Rank, accept, and keep the best `limit` (all when None); `total` counts all accepted.
+    `cancel` is checked before each term's postings (Cancelled: a later query came)."""
     prof = ix.profile
     # Rarest terms first: they admit the fewest, most telling candidates; a
     # term that would push the candidate set past the ceiling only re-scores
@@ -345,6 +360,8 @@ def rank(
     for k in range(len(terms) - 1, -1, -1):
         reach[k] = reach[k + 1] | q.cover[terms[k]]
     for k, t in enumerate(terms):
+        if cancel is not None:
+            cancel.check()
         pids = ix.pids(t)
         sat = ix.saturated(t)
         w = ix.idf(t) * qw[t]

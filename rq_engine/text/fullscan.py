@@ -19,6 +19,10 @@ from rq_engine.text import lexical
 from rq_engine.text.graph import Graph
 from rq_engine.text.query import Explain, FieldPart, Ranked, Ranking, TermPart, TextQuery, popcount
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.core.cancel import CancelToken
+
 
 @value
 class FullScanProfile:
@@ -47,12 +51,20 @@ class FullScan:
         self.n_docs = len(self.rows)
 
     def search(
-        self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+        self,
+        graph: Graph,
+        q: TextQuery,
+        *,
+        explain: bool = False,
+        limit: int | None = None,
+        cancel: CancelToken | None = None,
     ) -> Ranking:
         weights = [w for _, w in self.profile.weights]
         terms = [(t, q.cover[t]) for t in sorted(q.cover)]
         scored: list[tuple[int, int, str, int]] = []
-        for doc_id, sets in self.rows:
+        for n, (doc_id, sets) in enumerate(self.rows):
+            if cancel is not None and not n & 4095:
+                cancel.check()
             score = 0
             mask = 0
             for t, m in terms:

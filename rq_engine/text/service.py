@@ -26,6 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from rq_engine.core.cancel import CancelToken
+
 FULL_SCAN = "text-ranker/full-scan-v1"  # fullscan.PROFILE.id (imported when used)
 BM25 = bm25.PROFILE.id
 PROFILES = (FULL_SCAN, BM25)
@@ -38,7 +40,13 @@ if TYPE_CHECKING:
         n_docs: int
 
         def search(
-            self, graph: Graph, q: TextQuery, *, explain: bool = False, limit: int | None = None
+            self,
+            graph: Graph,
+            q: TextQuery,
+            *,
+            explain: bool = False,
+            limit: int | None = None,
+            cancel: CancelToken | None = None,
         ) -> Ranking: ...
 
     class GraphFacts(Protocol):
@@ -155,6 +163,10 @@ def _whereabouts(
     return roots, tuple(warming)
 
 
+def _never() -> None:
+    """A check that never cancels (no token given)."""
+
+
 def query_live(
     cwd: Path,
     text: str,
@@ -162,8 +174,12 @@ def query_live(
     limit: int | None = 20,
     explain: bool = False,
     all_repos: bool = False,
+    cancel: CancelToken | None = None,
 ) -> TextAnswer:
     """A text query over the cwd's repository as the index holds it now.
+
+    `cancel` (the picker's next keystroke, an MCP client giving a call up) is checked
+    before each step and before each term's postings: Cancelled, never a stale answer.
 
     bm25-v1 over one repository goes through the persisted cache (an exact hit
     reads a few postings and rows, never the whole graph); every other case
@@ -171,8 +187,12 @@ def query_live(
     prof = profile or DEFAULT
     if prof not in PROFILES:
         raise UsageError(f"unknown ranker {prof!r} (one of {', '.join(PROFILES)})")
+    check = cancel.check if cancel is not None else _never
+    check()
     if prof != BM25 or all_repos:
-        return TextService(keep=0).query(open_live(cwd, all_repos), text, prof, limit, explain)
+        real = open_live(cwd, all_repos)
+        check()
+        return TextService(keep=0).query(real, text, prof, limit, explain, cancel=cancel)
     from rq_engine.store import db
     from rq_engine.text import source
     from rq_engine.text.cache import manager
@@ -186,11 +206,17 @@ def query_live(
         t0 = time.perf_counter()
         served = manager.serve(conn, identity)
         took = (time.perf_counter() - t0) * 1000
+        if cancel is not None and cancel.cancelled:
+            if served.gen is not None:
+                served.gen.close()
+            if served.pending:  # (the build a cancelled query found due still starts)
+                manager.build_detached(identity)
+            check()
         damaged = ""
         while served.gen is not None:
             gen = served.gen
             try:
-                ranking = gen.rank(q, explain=explain, limit=limit)
+                ranking = gen.rank(q, explain=explain, limit=limit, cancel=cancel)
                 hits = [gen.hit(r.id) for r in ranking.results]
                 break
             except (BadGeneration, sqlite3.DatabaseError) as e:
@@ -208,7 +234,7 @@ def query_live(
     if served.gen is None:
         assert served.graph is not None
         real = Realization(served.graph, roots, warming, "index")
-        answer = TextService(keep=0).query(real, text, prof, limit, explain)
+        answer = TextService(keep=0).query(real, text, prof, limit, explain, cancel=cancel)
         answer.cache = state
         return answer
     view = PinnedView(identity, {n.id: n for n in gen.by_id.values()})
@@ -270,11 +296,16 @@ class TextService:
         profile: str | None = None,
         limit: int | None = 20,
         explain: bool = False,
+        *,
+        cancel: CancelToken | None = None,
     ) -> TextAnswer:
         q = TextQuery.parse(text)
         prof = profile or DEFAULT
         g = real.full
-        ranking = self.ranker(prof, g).search(g, q, explain=explain, limit=limit)
+        ranker = self.ranker(prof, g)
+        if cancel is not None:
+            cancel.check()
+        ranking = ranker.search(g, q, explain=explain, limit=limit, cancel=cancel)
         shown = ranking.results
         hits = [(g.by_id[r.id], g.chain(r.id)) for r in shown]
         return TextAnswer(ranking, real, limit, hits)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from rq_engine.core.cancel import CancelToken
 from rq_engine.text.graph import Edge, Graph, Node, dump, file_id, stable_id
 from tests.conftest import Repo, Run
 
@@ -394,3 +395,39 @@ def test_dropping_a_repository_removes_its_text_cache(shop: Repo, rq: RQ) -> Non
     d = rq("--drop", str(shop.root), cwd=shop.root)
     assert d.code == 0, d.err
     assert not list(cache.glob("*/g-*.db"))
+
+
+class _CancelAt(CancelToken):
+    """A token that a later query cancels at its `n`-th check (a keystroke landing at a
+    known point of the work, not at a moment a clock happens to hit)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.left = n
+
+    def check(self) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.cancel()
+        super().check()
+
+
+@pytest.mark.parametrize("ranker", ["text-ranker/bm25-v1", "text-ranker/full-scan-v1"])
+@pytest.mark.parametrize("at", [1, 2, 3])
+def test_a_cancelled_text_query_stops_and_the_next_one_answers(
+    shop: Repo, ranker: str, at: int
+) -> None:
+    """The one text query service takes the caller's token (the picker's next key, an MCP
+    client giving a call up): cancelled before it starts, after the cache is chosen, or
+    inside the ranking, it raises Cancelled — never a stale answer — and the next query
+    answers whole from the same cache."""
+    from rq_engine.core.cancel import Cancelled
+    from rq_engine.text.service import query_live
+
+    words = "refund processor process"
+    with pytest.raises(Cancelled):
+        query_live(shop.root, words, profile=ranker, limit=20, cancel=_CancelAt(at))
+    again = query_live(shop.root, words, profile=ranker, limit=20, cancel=CancelToken())
+    plain = query_live(shop.root, words, profile=ranker, limit=20)
+    assert [r.id for r in again.ranking.results] == [r.id for r in plain.ranking.results]
+    assert again.ranking.results and again.hits == plain.hits

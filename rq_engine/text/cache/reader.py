@@ -27,6 +27,10 @@ from rq_engine.text.cache.manifest import BadGeneration, Manifest, parse
 from rq_engine.text.graph import FILE_KIND, Node, file_id
 from rq_engine.text.query import Ranked, Ranking, StructurePart, TextQuery, bm25_idf
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rq_engine.core.cancel import CancelToken
+
 _CHUNK = 500  # keys per IN (...) batch
 
 
@@ -337,9 +341,11 @@ class Generation:
         out.reverse()
         return out
 
-    def rank(self, q: TextQuery, *, explain: bool, limit: int | None) -> Ranking:
+    def rank(
+        self, q: TextQuery, *, explain: bool, limit: int | None, cancel: CancelToken | None = None
+    ) -> Ranking:
         """bm25.rank over this generation, with keys turned back into stable IDs."""
-        ranking = bm25.rank(self, self, q, explain=explain, limit=limit)
+        ranking = bm25.rank(self, self, q, explain=explain, limit=limit, cancel=cancel)
         # (Ranked.id and StructurePart.child hold document keys until here)
         key: dict[object, int] = {}
         for r in ranking.results:
