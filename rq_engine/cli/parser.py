@@ -50,6 +50,8 @@ ENVIRONMENT = (
     ("RQ_BIND", "the picker's keys, fzf's KEY:ACTION,... form (--bind replaces it)"),
     ("RQ_TMUX_POPUP", "the --tmux popup's WIDTH,HEIGHT (default 80%,70%)"),
     ("RQ_MCP_MAX_CHARS", "the character budget of one MCP reply (default 20000)"),
+    ("RQ_TEXT_CACHE_DETACH", "0: build the text cache in the querying process"),
+    ("RQ_TEXT_CACHE_COMPACT_AT", "overlay rows before a new text-cache base (default 5000)"),
     ("VISUAL, EDITOR", "the editor the picker and --open open"),
     ("NO_COLOR", "no colour in plain output"),
 )
@@ -67,7 +69,11 @@ EXIT_STATUS = (
 SHELLS = ("bash", "zsh", "fish")
 EPILOG = (
     "environment:\n"
-    + "".join(f"  {name:<20}{meaning}\n" for name, meaning in ENVIRONMENT)
+    + "".join(
+        # a name too long for the column gets its meaning on the next line (as argparse)
+        f"  {name:<20}{meaning}\n" if len(name) < 20 else f"  {name}\n  {'':<20}{meaning}\n"
+        for name, meaning in ENVIRONMENT
+    )
     + "\nExit codes: 0 results, 1 no match, 2 index still warming, 3 nothing rq reads here,"
     " 64 usage, 74 I/O or store,"
     " 130 interrupted."
