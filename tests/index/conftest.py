@@ -82,7 +82,16 @@ def index_stopped_at(root: Path, phase: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as a terminal's shell delivers it: a suite started in the background
+        # by a non-interactive shell inherits SIGINT ignored, and so would rq
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stopped(p: subprocess.Popen[str]) -> bool:
