@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from rq_engine.core.query import fold  # noqa: E402
 from rq_engine.core.scoring import skeleton, tokens  # noqa: E402
+from rq_engine.search import nearmiss as nm  # noqa: E402
 from rq_engine.search import retrieval as rt  # noqa: E402
 from rq_engine.search.pipeline import (  # noqa: E402
     FUZZY_MATCH,
@@ -198,7 +199,7 @@ def candidates(conn: sqlite3.Connection, rid: int, category: str, q: str) -> set
         # the pipeline matches only the shortest FUZZY_MATCH of these
         got |= set(sorted(dict.fromkeys(scan), key=lambda n: (len(n), n))[:FUZZY_MATCH])
     if category == "typo":
-        got |= set(rt.names_typo(conn, rid, qf, TYPO_NAMES))
+        got |= set(nm.names_typo(conn, rid, qf, TYPO_NAMES))
     return got
 
 

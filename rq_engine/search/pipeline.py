@@ -3,7 +3,7 @@
 Layer 1 exact/prefix (name index) → confidence gate → layer 2 fuzzy (first-letter
 windows, initials, skeleton, substring FTS, package-prefixed names) and the
 near-miss typo retry (query-side candidates: keys.typo_candidates; two new
-letters away, names by their start or end: retrieval.names_typo_far_*) → scope
+letters away, names by their start or end: nearmiss.names_typo_far_*) → scope
 retries → layer 3 paths. Each batch is the full ranked list known so far
 (ranking lives in search/rank.py). Cancellation: `search` never raises on
 cancel; it stops yielding (the consumer sees the generator end without a final
@@ -36,6 +36,7 @@ from rq_engine.core.scoring import (
 )
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import branch
+from rq_engine.search import nearmiss as nm
 from rq_engine.search import retrieval as rt
 from rq_engine.search.rank import (
     EXACT_ROWS,
@@ -47,6 +48,7 @@ from rq_engine.search.rank import (
     project_name,
 )
 from rq_engine.search.retrieval import Row
+from rq_engine.search.substring import fts_substring
 from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
 from rq_engine.store.repos import locate
 
@@ -373,7 +375,7 @@ class _Run(Ranking):
             by_name = {n: m for _, n, m in keep}
             self._fetch_names(rid, list(by_name), by_name.get, "fuzzy", ROWS_PER_FUZZY)
             self._check()
-            for row in rt.fts_substring(conn, rid, qf, sub_cap):
+            for row in fts_substring(conn, rid, qf, sub_cap):
                 if row.id in self.pool:
                     continue
                 self._add(row, match_fuzzy(leaf, row.name), "fuzzy")
@@ -412,11 +414,11 @@ class _Run(Ranking):
             return
         for rid in self.s.repo_ids:
             self._check()
-            names = rt.names_typo(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
+            names = nm.names_typo(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
             self._fetch_names(rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY)
         # two new letters (typo_candidates stops at one): by the name's start, and
         # only when that found nothing, by its end
-        for far in (rt.names_typo_far_start, rt.names_typo_far_end):
+        for far in (nm.names_typo_far_start, nm.names_typo_far_end):
             if not self._typo_far_could_join():
                 break
             for rid in self.s.repo_ids:

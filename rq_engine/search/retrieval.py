@@ -2,40 +2,32 @@
 
 Every read is bounded (LIMIT) and served by an index: `symbols(repository_id,
 name_lower)` for exact names, `names(repository_id, fold|skel|ini)` ranges for
-prefix, skeleton and first-letter scans and the typo candidates, the trigram
-FTS for substrings. Retrieval only proposes; the scorer decides. Imports the
-stdlib and rq_engine.core/search only.
+prefix, skeleton and first-letter scans (the near misses: search/nearmiss.py;
+the trigram FTS for substrings: search/substring.py). Retrieval only proposes;
+the scorer decides. Imports the stdlib and rq_engine.core/search only.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 from rq_engine.core.record import Record
 from rq_engine.core.scoring import could_match
-from rq_engine.search.keys import (
-    MAX_TWO_EDIT_LEN,
-    TWO_EDITS_LEN,
-    typo_candidates,
-    typo_prefixes,
-)
 
 _TOP = "\U0010ffff"
-#: FTS rows a substring lookup reads at most, across every repository
-FTS_SCAN = 20000
 #: names a first-letter scan window reads at most (~3 ms of GLOB in C)
 SCAN_WINDOW = 15000
 
-_ROW_SQL = (
-    "SELECT s.id, s.name, s.kind, s.visibility, s.parent, s.line, s.end_line, s.language,"
+#: the columns of a Row, for reads that join symbols and files in their own order
+ROW_COLUMNS = (
+    "s.id, s.name, s.kind, s.visibility, s.parent, s.line, s.end_line, s.language,"
     " f.path, s.repository_id, s.file_id,"
     # when the file was last touched (recency): the later of its stored mtime (ns) and
     # last commit time (s, captured by sweeps), in unix seconds; 0 when neither is known
     " MAX(COALESCE(f.mtime, 0) / 1000000000, COALESCE(f.commit_time, 0))"
-    " FROM symbols s JOIN files f ON f.id = s.file_id"
 )
+_ROW_SQL = f"SELECT {ROW_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
 
 
 class Row(Record):
@@ -180,7 +172,7 @@ def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _glob_escape(ch: str) -> str:
+def glob_escape(ch: str) -> str:
     return f"[{ch}]" if ch in "*?[]" else ch
 
 
@@ -209,7 +201,7 @@ def names_skeleton_prefix(conn: sqlite3.Connection, repo: int, skel: str, limit:
 
 def subsequence_glob(folded: str) -> str:
     """`ctxmgr` → `c*t*x*m*g*r*`: the in-order necessary condition, evaluated natively."""
-    return "*".join(_glob_escape(c) for c in folded) + "*"
+    return "*".join(glob_escape(c) for c in folded) + "*"
 
 
 def names_first_letter_scan(
@@ -301,92 +293,13 @@ def names_wildcard(conn: sqlite3.Connection, repo: int, raw: str, limit: int) ->
     for a dotted query no scope answered)."""
     low = raw.lower()
     head = low.split(".", 1)[0]
-    pattern = "".join("?" if c == "." else _glob_escape(c) for c in low)
+    pattern = "".join("?" if c == "." else glob_escape(c) for c in low)
     rows = conn.execute(
         "SELECT DISTINCT s.name FROM symbols s WHERE s.repository_id = ?"
         " AND s.name_lower >= ? AND s.name_lower < ? AND s.name_lower GLOB ? LIMIT ?",
         (repo, head, head + _TOP, pattern, limit),
     ).fetchall()
     return [r[0] for r in rows]
-
-
-def names_typo(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
-    """Names whose folded form is a near miss of the query (keys.typo_candidates: within
-    the scorer's edit budget), one indexed probe of `names.fold` per candidate."""
-    cands = _typo_json(folded)
-    if not cands:
-        return []
-    # json_each: one bound parameter however many candidates (~500-3,000); the
-    # planner probes idx_names_fold once per value.
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT n.name FROM names n WHERE n.repository_id = ?"
-            " AND n.fold IN (SELECT value FROM json_each(?)) LIMIT ?",
-            (repo, cands, limit),
-        )
-    ]
-
-
-def names_typo_far_start(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
-    """Names that may be two edits from a long query where typo_candidates cannot
-    reach (two new letters), at most one of them in the query's first half: names
-    starting with a keys.typo_prefixes start, within two letters of the query's
-    length. One indexed range of `names.fold` per start (~1 ms on Linux)."""
-    starts = typo_prefixes(folded)
-    if not starts:
-        return []
-    n = len(folded)
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT n.name FROM json_each(?) AS j CROSS JOIN names AS n"
-            " ON n.repository_id = ? AND n.fold >= j.value AND n.fold < j.value || ?"
-            " WHERE length(n.fold) BETWEEN ? AND ? LIMIT ?",
-            (_json_list(starts, folded), repo, _TOP, n - 2, n + 2, limit),
-        )
-    ]
-
-
-def names_typo_far_end(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
-    """The other case of names_typo_far_start: both edits before the query's middle
-    letter, so the name ends with what follows it. Names sharing the query's first
-    letter (a window, as names_first_letter_scan) with that ending, within two
-    letters of its length, by GLOB in C (~3 ms a window)."""
-    n = len(folded)
-    if n < TWO_EDITS_LEN or n > MAX_TWO_EDIT_LEN:
-        return []  # (typo_prefixes' bounds)
-    first, tail = folded[0], folded[n // 2 + 1 :]
-    pattern = _glob_escape(first) + "*" + "".join(_glob_escape(c) for c in tail)
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT n.name FROM (SELECT rowid AS id, fold FROM names WHERE repository_id = ?"
-            " AND fold >= ? AND fold < ? LIMIT ?) AS w CROSS JOIN names AS n ON n.id = w.id"
-            " WHERE w.fold GLOB ? AND length(w.fold) BETWEEN ? AND ? LIMIT ?",
-            (repo, first, chr(ord(first) + 1), SCAN_WINDOW, pattern, n - 2, n + 2, limit),
-        )
-    ]
-
-
-def _json_list(items: set[str], folded: str) -> str:
-    """Variants of the query (its letters and a-z0-9) as a JSON array."""
-    if folded.isprintable() and '"' not in folded and "\\" not in folded:
-        # Nothing JSON escapes. Written directly, the json module (~1.5 ms to import)
-        # stays off the miss path; unsorted (~2 ms for 10k), since SQLite lists an
-        # IN subquery in key order.
-        return '["' + '","'.join(items) + '"]'
-    import json
-
-    return json.dumps(sorted(items))
-
-
-@lru_cache(maxsize=4)
-def _typo_json(folded: str) -> str:
-    """The query's typo candidates as a JSON array, built once per query however many
-    repositories it searches (--all-repos); "" when there are none."""
-    cands = typo_candidates(folded)
-    return _json_list(cands, folded) if cands else ""
 
 
 def package_split_rows(
@@ -403,31 +316,6 @@ def package_split_rows(
             (repo, tail, tail + _TOP, f"%/{_like_escape(head)}%/%", limit),
         )
     )
-
-
-def fts_substring(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[Row]:
-    """Symbols whose name contains the query (AND of its trigrams), could_match-filtered in SQL."""
-    if len(folded) < 3:
-        return []
-    grams = {folded[i : i + 3] for i in range(len(folded) - 2)}
-    if any('"' in g for g in grams):
-        return []
-    match = " AND ".join(f'"{g}"' for g in sorted(grams))
-    try:
-        # Driven from the FTS side (CROSS JOIN fixes the order): the planner would
-        # otherwise walk every symbol of the repository testing IN (~20 ms on Django).
-        return _rows(
-            conn.execute(
-                "SELECT s.id, s.name, s.kind, s.visibility, s.parent, s.line, s.end_line,"
-                " s.language, f.path, s.repository_id, s.file_id"
-                " FROM (SELECT rowid AS rid FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?) m"
-                " CROSS JOIN symbols s ON s.id = m.rid JOIN files f ON f.id = s.file_id"
-                " WHERE s.repository_id = ? AND could_match(s.name, ?) LIMIT ?",
-                (match, FTS_SCAN, repo, folded, limit),
-            )
-        )
-    except sqlite3.OperationalError:
-        return []  # a query FTS cannot parse has no substring candidates
 
 
 def files_matching(

@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 
 from rq_engine.core.query import fold, parse
 from rq_engine.core.scoring import Candidate, score
-from rq_engine.search.keys import name_keys, name_record, typo_candidates
+from rq_engine.search.keys import (
+    is_letter_pair_variant,
+    name_keys,
+    name_record,
+    typo_candidates,
+)
 
 
 def edit_distance(a: str, b: str, cap: int) -> int:
@@ -87,6 +92,39 @@ def test_an_extra_letter_and_one_more_are_candidates_up_to_14_letters() -> None:
     # letters only the letter-free two-edit variants (D28)
     assert len(typo_candidates("getquerzsetsx")) < 12_000
     assert len(typo_candidates("serialiseresponsee")) < 3_000
+
+
+_EDITS = st.lists(
+    st.tuples(st.sampled_from("dis"), st.integers(0, 15), st.sampled_from("aesz9")),
+    min_size=1,
+    max_size=3,
+)
+
+
+def _edited(q: str, edits: list[tuple[str, int, str]]) -> str:
+    v = list(q)
+    for op, at, c in edits:
+        at %= len(v) + (op == "i")
+        if op == "d" and len(v) > 1:
+            del v[at % len(v)]
+        elif op == "i":
+            v.insert(at, c)
+        else:
+            v[at % len(v)] = c
+    return "".join(v)
+
+
+@settings(max_examples=300, deadline=None)
+@given(q=st.text(alphabet="aelrst", min_size=10, max_size=14), edits=_EDITS)
+def test_the_letter_pairs_a_reader_checks_instead_of_spelling(
+    q: str, edits: list[tuple[str, int, str]]
+) -> None:
+    """A reader may spell the candidates with `keep` and check the names that start
+    like the query with is_letter_pair_variant: together, exactly the full set."""
+    v = _edited(q, edits)
+    full = v in typo_candidates(q)
+    split = v in typo_candidates(q, keep=3) or (v[:3] == q[:3] and is_letter_pair_variant(q, v))
+    assert full == split, (q, v)
 
 
 def test_two_letter_free_edits_are_candidates_for_long_queries() -> None:

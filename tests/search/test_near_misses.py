@@ -183,3 +183,40 @@ def test_a_first_letter_swapped_with_the_second_is_one_edit(ask: Ask) -> None:
 
 def test_a_wrong_first_letter_is_still_no_near_miss(ask: Ask) -> None:
     assert "matchAll" not in {h.name for h in ask("catchAll")}
+
+
+# --- a start many names share ----------------------------------------------------
+
+# 400 names starting like `select_related`, as long: the near-miss read takes the
+# names of a crowded start by probing each candidate, those of a sparse one by
+# reading the start's range; either way it must find the same near misses.
+_SEL = "".join(f"def sel{i:05d}item():\n    pass\n\n" for i in range(400))
+_QUERY_PY = "class QuerySet:\n    def select_related(self):\n        pass\n"
+
+
+@pytest.fixture(scope="module", params=["sparse", "crowded"])
+def starts(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Ask]:
+    corpus = {"db/query.py": _QUERY_PY}
+    if request.param == "crowded":
+        corpus["db/many.py"] = _SEL
+    yield from served(tmp_path_factory.mktemp(request.param), "repo", corpus, 10)
+
+
+@pytest.mark.parametrize(
+    "query, edits",
+    [
+        ("selcet_related", 1),  # neighbours swapped
+        ("select_relatde", 1),
+        ("sekect_relatedd", 2),  # a wrong letter and one too many
+        ("selectt_relaed", 2),  # one too many and one left out
+        ("selcet_relaetd", 2),  # two pairs of neighbours swapped
+    ],
+)
+def test_near_misses_are_found_however_many_names_share_their_start(
+    starts: Ask, query: str, edits: int
+) -> None:
+    h = starts(query)[0]
+    assert (h.name, quality(h)) == ("select_related", "typo"), query
+    assert parts(h)["typo_edit"] == edits * WEIGHTS["typo_edit"]
