@@ -11,7 +11,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Input, Static
 from textual.worker import WorkerState
 
 from rq_engine.index.indexer import index_under
@@ -21,6 +23,7 @@ from rq_tui.app import NEVER, Outcome, PickerApp, finish
 from rq_tui.help import HelpScreen
 from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
+from rq_tui.widgets import location
 from tests.conftest import Repo
 from tests.tui.fixture import build_shop, build_warehouse, seed_only
 
@@ -32,30 +35,64 @@ def shop(make_repo: Callable[..., Repo]) -> Repo:
     return build_shop(make_repo)
 
 
-async def idle(pilot: Pilot[object], timeout: float = 20.0) -> None:
-    """Wait until no worker is pending or running (cancelled ones count as done)."""
-    for _ in range(int(timeout / 0.01)):
-        if not any(
-            w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers
-        ):
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("workers still running")
+async def until(pilot: Pilot[object], cond: Callable[[], bool], timeout: float = 30) -> None:
+    """Let the app run until `cond` holds (an event the test waits on, not a duration)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        assert loop.time() < end, "the picker never got there"
+        await pilot.pause(0.02)  # (a poll of `cond`, not a wait for something to be done)
+
+
+def still_due(app: PickerApp) -> str:
+    """What the picker has yet to show on its own ("" when nothing): a worker pending or
+    running, the answer to the query as typed (or a failure's note), a miss's "no
+    matches" once its delay is over, the highlighted hit's source in the side pane."""
+    picker = app.picker
+    busy = [w.name for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+    if busy:
+        return f"workers {busy}"
+    typed = picker.query_one("#query", Input).value
+    if picker.settled != typed and not picker.note:
+        return f"the answer to {typed!r}"  # (before the first search, or not drawn yet)
+    lst = results(app)
+    if picker.count == 0 and lst.hits:
+        return "no matches"  # (the old rows stay until it replaces them)
+    side = picker.query_one("#side")
+    hit = lst.highlighted_hit
+    if hit is None or not side.display:
+        return ""
+    title = str(side.query_one("#preview-title", Static).render())
+    source = str(side.query_one("#preview", Static).render())
+    if title != location(hit, picker.cwd) or not source.strip():
+        return f"the source of {location(hit, picker.cwd)}"
+    return ""
 
 
 async def settle(pilot: Pilot[object], extra: float = 0.0) -> None:
-    """Wait for every worker and the messages they posted (batches, then previews)."""
-    for _ in range(3):
-        await pilot.pause(0.08)  # past PREVIEW_DELAY, so the preview worker has started
-        await idle(pilot)
-        await pilot.pause(0.02)
-    if extra:
-        await pilot.pause(extra)
+    """Wait until nothing is due (`still_due`) and the screen shows it.
+
+    `extra` is ignored: it was a sleep for what settle now waits on (the preview)."""
+    app = pilot.app
+    assert isinstance(app, PickerApp)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 30
+    while due := still_due(app):
+        assert loop.time() < end, f"the picker never came to rest: waiting for {due}"
+        await pilot.pause(0.02)  # (a poll)
+    await pilot.pause()  # the messages the workers left queued, and the frame after them
+    if still_due(app):
+        await settle(pilot)  # (a queued batch started something new: wait for it too)
+
+
+def toasts(app: PickerApp) -> list[str]:
+    """The notifications on screen (Textual draws each as a Toast widget)."""
+    return [str(t.render()) for t in app.screen.query("Toast")]
 
 
 def drive(app: PickerApp, script: Callable[[Pilot[object]], Awaitable[None]]) -> Outcome | None:
     async def go() -> Outcome | None:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:  # (toasts drawn)
             await settle(pilot)
             await script(pilot)
         return app.return_value
@@ -152,10 +189,8 @@ def test_the_list_updates_as_batches_arrive(shop: Repo) -> None:
 
     async def script(pilot: Pilot[object]) -> None:
         await pilot.press(*"Refun")
-        for _ in range(200):  # the first (prefix) batch is drawn while the engine is held
-            await pilot.pause(0.01)
-            if any(r[0] == app.picker.generation for r in app.picker.rendered):
-                break
+        # the first (prefix) batch is drawn while the engine is held
+        await until(pilot, lambda: any(r[0] == app.picker.generation for r in app.picker.rendered))
         gen = app.picker.generation
         first = [r for r in app.picker.rendered if r[0] == gen]
         assert first == [(gen, "prefix", 2, False)]
@@ -174,20 +209,38 @@ def test_the_list_updates_as_batches_arrive(shop: Repo) -> None:
     drive(app, script)
 
 
-def test_no_matches_appears_only_after_the_delay(shop: Repo) -> None:
+def spy(
+    monkeypatch: pytest.MonkeyPatch, obj: object, name: str, note: Callable[[str], None]
+) -> None:
+    """Call `note(arg)` as `obj.name(arg)` is called, before it acts."""
+    real = getattr(obj, name)
+
+    def call(arg: str) -> None:
+        note(arg)
+        real(arg)
+
+    monkeypatch.setattr(obj, name, call)
+
+
+def test_no_matches_appears_only_after_the_delay(
+    shop: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = PickerApp(cwd=shop.root, query="Refund")
+    seen: list[tuple[str, list[str]]] = []  # (what happened, the rows listed at that moment)
 
     async def script(pilot: Pilot[object]) -> None:
-        assert names(app)[0] == "RefundProcessor"
-        await pilot.press(*"zzq")
-        await idle(pilot)
-        await pilot.pause(0.01)
-        # The search has finished empty, but the old rows stay for a moment.
-        assert app.picker.final_query == "Refundzzq" or app.picker.count == 0
-        assert results(app).hits  # no flicker to an empty list
-        await pilot.pause(0.3)
-        assert results(app).hits == []
-        assert "no matches" in results(app).render_line(0).text
+        before = names(app)
+        assert before[0] == "RefundProcessor"
+        lst = results(app)
+        spy(monkeypatch, app.picker, "answer_settled", lambda q: seen.append((q, names(app))))
+        spy(monkeypatch, lst, "show_placeholder", lambda t: seen.append((t, names(app))))
+        # One edit, one search (typed, an earlier letter's miss could show its own note).
+        app.picker.query_one("#query", Input).post_message(events.Paste("zzq"))
+        await until(pilot, lambda: "no matches" in lst.render_line(0).text)
+        assert lst.hits == []
+        # The search finished empty with the old rows still listed; they went
+        # straight to "no matches", never to an empty list first.
+        assert seen == [("Refundzzq", before), ("no matches", before)]
 
     drive(app, script)
 
@@ -363,10 +416,9 @@ def test_a_missing_editor_is_a_visible_error_and_the_picker_stays(shop: Repo) ->
 
     async def script(pilot: Pilot[object]) -> None:
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: any("no-such-editor-anywhere" in t for t in toasts(app)))
+        assert any("$EDITOR" in t for t in toasts(app))
         assert app.return_value is None and app.is_running
-        messages = [n.message for n in app._notifications]
-        assert any("no-such-editor-anywhere" in m and "$EDITOR" in m for m in messages)
 
     drive(app, script)
 
@@ -376,15 +428,6 @@ def test_a_missing_editor_is_a_visible_error_and_the_picker_stays(shop: Repo) ->
 
 def status_text(app: PickerApp) -> str:
     return str(app.picker.query_one("#status").render())
-
-
-async def until(pilot: Pilot[object], cond: Callable[[], bool], timeout: float = 30) -> None:
-    """Let the app run until `cond` holds (an event the test waits on, not a duration)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        assert loop.time() < end, "the picker never got there"
-        await pilot.pause(0.05)
 
 
 def test_the_picker_warms_a_never_indexed_repository_itself(make_repo: Callable[..., Repo]) -> None:
@@ -428,9 +471,8 @@ def test_results_appear_as_someone_else_warms_the_index(make_repo: Callable[...,
     app = PickerApp(cwd=repo.root, query="Ledger", warm=False)
 
     async def script(pilot: Pilot[object]) -> None:
-        await settle(pilot, 0.3)
+        await until(pilot, lambda: "files indexed" in status_text(app))  # the watcher's note
         assert "warming" in status_text(app)
-        assert "files indexed" in status_text(app)  # the watcher's progress note
         assert names(app) == []  # engine/ is not indexed yet
         assert "still warming" in results(app).render_line(0).text
         conn = connect()
@@ -465,13 +507,27 @@ def test_a_picker_session_counts_as_one_search(shop: Repo) -> None:
 def test_tuned_collector_waits_for_a_pause_and_is_restored(shop: Repo) -> None:
     before = gc.get_threshold()
     app = PickerApp(cwd=shop.root, query="ord", tune_gc=True)
+    moment = [""]  # "": not recorded (the app starting or closing, before or after the policy)
+    full: list[str] = []  # the moment of each full (generation 2) collection
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2 and moment[0]:
+            full.append(moment[0])
 
     async def script(pilot: Pilot[object]) -> None:
-        assert gc.get_threshold()[2] == NEVER  # no full collection while typing
+        assert gc.get_threshold()[2] == NEVER
         assert gc.get_freeze_count() > 0
-        await pilot.press("e")
-        assert app._idle_gc is not None  # a full collection once typing pauses
+        moment[0] = "typing"
+        await pilot.press(*"er")
+        moment[0] = "paused"
+        await until(pilot, lambda: bool(full))  # once typing pauses
+        assert full == ["paused"]  # and none while typing
+        moment[0] = ""
 
-    drive(app, script)
+    gc.callbacks.append(collecting)
+    try:
+        drive(app, script)
+    finally:
+        gc.callbacks.remove(collecting)
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0

@@ -22,7 +22,7 @@ from rq_tui.text_results import TextHit, TextResults
 from rq_tui.widgets import location
 from tests.conftest import Repo
 from tests.tui.fixture import build_shop, build_warehouse
-from tests.tui.test_pilot import drive, names, results, settle, status_text, until
+from tests.tui.test_pilot import drive, names, results, settle, status_text, toasts, until
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def test_a_blank_text_query_shows_nothing(shop: Repo) -> None:
         await pilot.press("space", "space")
         await settle(pilot)
         assert results(app).hits == [] and rows(app) == []
-        assert app.picker.note == "" and not app._notifications
+        assert app.picker.note == "" and toasts(app) == []  # nothing to tell
 
     drive(app, script)
 
@@ -193,7 +193,7 @@ def test_a_service_error_is_one_status_line_and_no_traceback(shop: Repo) -> None
         assert results(app).hits == []
         assert "--text needs at least one word" in status_text(app)
         assert "Traceback" not in status_text(app) and "\n" not in app.picker.note
-        assert app.is_running and not app._notifications
+        assert app.is_running and toasts(app) == []  # the status line says it, once
         await pilot.press("backspace", "backspace", *"order")  # and it recovers
         await until(pilot, answered(app, "order"))
         assert app.picker.note == "" and names(app)[0] == "Order"
