@@ -2,56 +2,76 @@
 
 from __future__ import annotations
 
-import sqlite3
+import os
+import random
+import subprocess
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rq_engine.search.pipeline import Searcher
+from rq_engine.index.indexer import index_under
+from rq_engine.search.answer import Wait
+from rq_engine.search.service import QueryService
 from rq_engine.store.db import connect
-from rq_engine.store.derived import drain
 
 NAMES = ["Order", "order", "OrderLine", "order_line", "make_order", "Ordre", "Border", "OrdersView"]
 PATHS = ["a.py", "pkg/b.py", "tests/test_c.py", "pkg/sub/d.py"]
 
 _rows = st.lists(
-    st.tuples(st.sampled_from(NAMES), st.sampled_from(PATHS), st.integers(1, 50)),
+    st.tuples(st.sampled_from(NAMES), st.sampled_from(PATHS), st.integers(1, 30)),
     min_size=1,
-    max_size=12,
-    unique=True,
+    max_size=10,
+    unique_by=lambda r: (r[1], r[2]),  # one definition a line
 )
 
 
-def _store(db: Path, root: Path, rows: list[tuple[str, str, int]]) -> sqlite3.Connection:
-    conn = connect(db)
-    conn.execute(
-        "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (1, ?, 0, 0)",
-        (f"local:{root}",),
-    )
-    conn.execute("INSERT INTO checkouts(repository_id, root_path) VALUES (1, ?)", (str(root),))
-    conn.execute("INSERT INTO coverage(repository_id, status) VALUES (1, 'complete')")
-    files: dict[str, int] = {}
-    for name, path, line in rows:
-        if path not in files:
-            files[path] = int(
-                conn.execute(
-                    "INSERT INTO files(repository_id, path, language) VALUES (1, ?, 'python')",
-                    (path,),
-                ).lastrowid
-                or 0
-            )
-        conn.execute(
-            "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
-            " VALUES (1, ?, ?, ?, 'class', 'python', ?)",
-            (files[path], name, name.lower(), line),
-        )
-    drain(conn)
-    return conn
+# one moment for every file and commit: recency must not tell the two stores apart
+_WHEN = 1_700_000_000
+_GIT_ENV = {
+    **os.environ,
+    "GIT_COMMITTER_DATE": f"{_WHEN} +0000",
+    "GIT_AUTHOR_DATE": f"{_WHEN} +0000",
+}
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=_GIT_ENV)
+
+
+def _source(rows: list[tuple[str, str, int]], path: str) -> str:
+    lines = ["# ..."] * 30
+    for name, p, line in rows:
+        if p == path:
+            lines[line - 1] = f"class {name}: pass"
+    return "\n".join(lines) + "\n"
+
+
+def _indexed(root: Path, rows: list[tuple[str, str, int]], steps: int) -> Path:
+    """A git repository holding `rows` as one-line classes, indexed by the real indexer
+    in `steps` passes, each adding the next rows in the order given (so the store
+    inserts them in that order); returns its store."""
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    db = root.parent / f"{root.name}.db"
+    chunk = max(1, -(-len(rows) // steps))
+    for i in range(0, len(rows), chunk):
+        have = rows[: i + chunk]
+        for path in {p for _, p, _ in have}:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(_source(have, path))
+            os.utime(root / path, (_WHEN, _WHEN))
+        _git(root, "add", "-A")
+        _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", str(i))
+        conn = connect(db)
+        index_under(conn, root, workers=1)
+        conn.close()
+    return db
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     rows=_rows,
@@ -59,30 +79,27 @@ def _store(db: Path, root: Path, rows: list[tuple[str, str, int]]) -> sqlite3.Co
     query=st.sampled_from(["Order", "ordr", "order", "Ordre", "ol"]),
 )
 def test_ranking_is_deterministic_and_independent_of_insertion_order(
-    tmp_path: Path, rows: list[tuple[str, str, int]], seed: object, query: str
+    tmp_path: Path, rows: list[tuple[str, str, int]], seed: random.Random, query: str
 ) -> None:
-    import random
-
-    assert isinstance(seed, random.Random)
     shuffled = rows[:]
     seed.shuffle(shuffled)
-    import tempfile
-
     # tmp_path is shared by every example Hypothesis runs (and replays while shrinking)
-    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    base = Path(tempfile.mkdtemp(dir=tmp_path))
     results = []
-    for i, order in enumerate((rows, shuffled)):
-        conn = _store(root / f"i{i}.db", root, order)
-        s = Searcher(conn, root)
-        got = [
-            (h.path, h.line, h.name, h.score.total)
-            for b in [list(s.search(query))[-1]]
-            for h in b.hits
-        ]
-        again = [(h.path, h.line, h.name, h.score.total) for h in list(s.search(query))[-1].hits]
-        assert got == again  # deterministic
+    # the same repository, indexed at once and grown a row at a time in another order
+    for i, (order, steps) in enumerate(((rows, 1), (shuffled, len(shuffled)))):
+        root = base / f"r{i}"
+        service = QueryService(root, db_path=_indexed(root, order, steps))
+        try:
+            got = [
+                (h.path, h.line, h.name, h.score.total)
+                for h in service.answer(query, limit=20, wait=Wait(0)).hits
+            ]
+            again = service.answer(query, limit=20, wait=Wait(0)).hits
+        finally:
+            service.close()
+        assert got == [(h.path, h.line, h.name, h.score.total) for h in again]  # deterministic
         results.append(got)
-        conn.close()
     assert results[0] == results[1]
     totals = [t for *_, t in results[0]]
     assert totals == sorted(totals, reverse=True)

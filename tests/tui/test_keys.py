@@ -133,7 +133,7 @@ def test_shift_down_scrolls_the_preview(make_repo: Callable[..., Repo]) -> None:
 
     async def script(pilot: Pilot[object]) -> None:
         scroll = app.picker.query_one("#preview-scroll", VerticalScroll)
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert scroll.scroll_y == 0 and scroll.max_scroll_y > 0
         await pilot.press("shift+down", "shift+down")
         assert scroll.scroll_y == 2

@@ -69,10 +69,8 @@ def still_due(app: PickerApp) -> str:
     return ""
 
 
-async def settle(pilot: Pilot[object], extra: float = 0.0) -> None:
-    """Wait until nothing is due (`still_due`) and the screen shows it.
-
-    `extra` is ignored: it was a sleep for what settle now waits on (the preview)."""
+async def settle(pilot: Pilot[object]) -> None:
+    """Wait until nothing is due (`still_due`) and the screen shows it."""
     app = pilot.app
     assert isinstance(app, PickerApp)
     loop = asyncio.get_running_loop()
