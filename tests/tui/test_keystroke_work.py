@@ -29,17 +29,20 @@ from tests.tui.test_pilot import SIZE, results, settle, until
 
 
 class HeldSession(SearchSession):
-    """The real session, except that a search after `hold` is set never answers: it
-    waits until the next keystroke cancels it (a very slow engine, without timing)."""
+    """The real session, except that a search after `held` is set never answers: it
+    waits until its token is cancelled (a very slow engine, without timing). `asked`
+    holds the token each held query was handed."""
 
     def __init__(self, cwd: Path) -> None:
         super().__init__(cwd)
         self.held = False
+        self.asked: dict[str, CancelToken] = {}
 
     def run(
         self, query: str, *, cancel: CancelToken, on_batch: Callable[[Batch], None], **kw: object
     ) -> bool:
         if self.held:
+            self.asked[query] = cancel
             while not cancel.wait(1.0):
                 pass
             return False
@@ -82,7 +85,8 @@ def test_typing_a_letter_lays_nothing_out(shop: Repo) -> None:
             await asyncio.wait_for(painted.wait(), 30)
             assert reflows == []
             assert [h.name for h in results(app).hits][:1] == ["Order"]  # (still "Order"'s)
-            picker.tokens[-1].cancel()
+            await until(pilot, lambda: "OrderRe" in session.asked)
+            session.asked["OrderRe"].cancel()  # the held search ends before the app does
 
     asyncio.run(go())
 
@@ -106,6 +110,7 @@ def test_a_keystroke_stops_the_preview_of_the_rows_it_replaces(shop: Repo) -> No
             assert side._timer is None and side._following is None
             await pilot.press("down")  # a row moved to is previewed again
             assert side._timer is not None or side._following is not None
-            app.picker.tokens[-1].cancel()
+            await until(pilot, lambda: "OrderR" in session.asked)
+            session.asked["OrderR"].cancel()  # the held search ends before the app does
 
     asyncio.run(go())

@@ -8,6 +8,7 @@ import json
 import os
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,10 @@ def toasts(app: PickerApp) -> list[str]:
     return [str(t.render()) for t in app.screen.query("Toast")]
 
 
+def status_text(app: PickerApp) -> str:
+    return str(app.picker.query_one("#status").render())
+
+
 def drive(app: PickerApp, script: Callable[[Pilot[object]], Awaitable[None]]) -> Outcome | None:
     async def go() -> Outcome | None:
         async with app.run_test(size=SIZE, notifications=True) as pilot:  # (toasts drawn)
@@ -109,61 +114,115 @@ def names(app: PickerApp) -> list[str]:
 # --- searching ---------------------------------------------------------------
 
 
+@dataclass
+class Asked:
+    """One search the picker asked of the session: the query, the token it handed over,
+    each batch the engine yielded back (layer, names, final), and what `run` returned
+    (None while it runs)."""
+
+    query: str
+    cancel: CancelToken
+    yielded: list[tuple[str, list[str], bool]] = field(default_factory=list)
+    completed: bool | None = None
+
+
+class RecordingSession(SearchSession):
+    """The real session and engine, recording each search the picker asks for (`asked`,
+    oldest first).
+
+    `stepped`: a gate after each non-final batch. A search stopped at the gate resumes
+    when its token is cancelled (the next keystroke) or when the test opens the gate:
+    a slow engine without timing. `withhold`: the batches of this query are kept back
+    (`withheld`) until the test hands them over with `hand_withheld`, as from an engine
+    that answers late and never looked at its token.
+    """
+
+    def __init__(self, cwd: Path, *, stepped: bool = False, withhold: str | None = None) -> None:
+        super().__init__(cwd)
+        self.stepped = stepped
+        self.withhold = withhold
+        self.gate = threading.Event()
+        self.asked: list[Asked] = []
+        self.withheld: list[tuple[Callable[[Batch], None], Batch]] = []
+
+    def run(
+        self, query: str, *, cancel: CancelToken, on_batch: Callable[[Batch], None], **kw: object
+    ) -> bool:
+        asked = Asked(query, cancel)
+        self.asked.append(asked)
+
+        def handed(batch: Batch) -> None:
+            asked.yielded.append((batch.layer, [h.name for h in batch.hits], batch.final))
+            if query == self.withhold:
+                self.withheld.append((on_batch, batch))
+                return
+            on_batch(batch)
+            if self.stepped and not batch.final:
+                while not (cancel.cancelled or self.gate.is_set()):
+                    self.gate.wait(0.01)
+
+        asked.completed = super().run(query, cancel=cancel, on_batch=handed, **kw)  # type: ignore[arg-type]
+        return asked.completed
+
+    def queries(self) -> list[str]:
+        return [a.query for a in self.asked]
+
+    def hand_withheld(self) -> None:
+        for on_batch, batch in self.withheld:
+            on_batch(batch)
+
+
+TYPED = ["R", "Re", "Ref", "Refu", "Refun"]  # the queries of typing "Refun"
+
+
 def test_typing_five_characters_fast_cancels_the_earlier_searches(shop: Repo) -> None:
-    app = PickerApp(cwd=shop.root)
+    session = RecordingSession(shop.root)
+    app = PickerApp(cwd=shop.root, session=session)
 
     async def script(pilot: Pilot[object]) -> None:
-        before = len(app.picker.tokens)
         await pilot.press(*"Refun")  # no waiting between keys
         await settle(pilot)
-        tokens = app.picker.tokens[before:]
-        assert len(tokens) == 5
-        assert [t.cancelled for t in tokens] == [True, True, True, True, False]
-        assert app.picker.final_query == "Refun"
+        # Each keystroke asked the engine once, and cancelled the search before it.
+        assert session.queries() == TYPED
+        assert [a.cancel.cancelled for a in session.asked] == [True, True, True, True, False]
+        last = session.asked[-1]
+        assert last.completed is True and last.yielded[-1][2] is True
+        # What stays on screen is the last query's final answer, nothing drawn after it.
+        assert names(app) == last.yielded[-1][1]
         assert names(app)[:2] == ["RefundProcessor", "refund_order"]
-        # Nothing from an earlier keystroke was drawn after the last one started.
-        last = app.picker.generation
-        tail = [r for r in app.picker.rendered if r[0] == last]
-        assert tail and tail[-1][3] is True
-        assert app.picker.rendered[-1][0] == last
 
     drive(app, script)
 
 
-class SteppedSession(SearchSession):
-    """The real session and engine, with a gate after each non-final batch.
+def test_a_superseded_searchs_late_batches_are_never_drawn(shop: Repo) -> None:
+    session = RecordingSession(shop.root, withhold="R")
+    app = PickerApp(cwd=shop.root, session=session)
 
-    A search stopped at the gate resumes when its token is cancelled (the next
-    keystroke) or when the test opens the gate: a slow engine without timing.
-    `finals[query]` records whether the engine went on to yield a final batch.
-    """
+    async def script(pilot: Pilot[object]) -> None:
+        await pilot.press("R")
+        await until(
+            pilot, lambda: session.queries() == ["R"] and session.asked[0].completed is True
+        )
+        await pilot.press(*"efun")
+        await settle(pilot)
+        refun = session.asked[-1]
+        assert refun.query == "Refun" and names(app) == refun.yielded[-1][1]
+        # "R"'s whole answer now arrives, after "Refun"'s was drawn; it lists what
+        # "Refun"'s does not, and none of it reaches the screen.
+        late = session.asked[0].yielded
+        assert late[-1][2] is True and "reconcile" in late[-1][1]
+        assert "reconcile" not in refun.yielded[-1][1]
+        session.hand_withheld()
+        await pilot.pause()  # (the batches' messages, and the frame after them)
+        assert names(app) == refun.yielded[-1][1]
+        await settle(pilot)  # (and a stale final answer would leave "Refun" unanswered)
+        assert names(app) == refun.yielded[-1][1]
 
-    def __init__(self, cwd: Path) -> None:
-        super().__init__(cwd)
-        self.gate = threading.Event()
-        self.finals: dict[str, bool] = {}
-        self.completed: dict[str, bool] = {}
-
-    def run(
-        self, query: str, *, cancel: CancelToken, on_batch: Callable[[Batch], None], **kw: object
-    ) -> bool:  # type: ignore[override]
-        self.finals[query] = False
-
-        def gated(batch: Batch) -> None:
-            on_batch(batch)
-            if batch.final:
-                self.finals[query] = True
-                return
-            while not (cancel.cancelled or self.gate.is_set()):
-                self.gate.wait(0.01)
-
-        done = super().run(query, cancel=cancel, on_batch=gated, **kw)  # type: ignore[arg-type]
-        self.completed[query] = done
-        return done
+    drive(app, script)
 
 
 def test_a_keystroke_stops_the_running_search_inside_the_engine(shop: Repo) -> None:
-    session = SteppedSession(shop.root)
+    session = RecordingSession(shop.root, stepped=True)
     app = PickerApp(cwd=shop.root, session=session)
 
     async def script(pilot: Pilot[object]) -> None:
@@ -172,37 +231,41 @@ def test_a_keystroke_stops_the_running_search_inside_the_engine(shop: Repo) -> N
         await settle(pilot)
         # Each earlier search was held after its first batch; the next key's
         # token cancel made the engine stop before its final batch.
-        for q in ("R", "Re", "Ref", "Refu"):
-            assert session.finals.get(q) is False, q
-            assert session.completed.get(q) is False, q
-        assert session.finals["Refun"] is True and session.completed["Refun"] is True
+        assert session.queries() == TYPED
+        for asked in session.asked[:-1]:
+            assert asked.cancel.cancelled, asked.query
+            assert asked.yielded and not any(final for *_, final in asked.yielded), asked.query
+            assert asked.completed is False, asked.query
+        last = session.asked[-1]
+        assert last.yielded[-1][2] is True and last.completed is True
         assert names(app)[:2] == ["RefundProcessor", "refund_order"]
 
     drive(app, script)
 
 
 def test_the_list_updates_as_batches_arrive(shop: Repo) -> None:
-    session = SteppedSession(shop.root)
+    session = RecordingSession(shop.root, stepped=True)
     app = PickerApp(cwd=shop.root, session=session)
+    prefix = ["RefundProcessor", "refund_order"]
 
     async def script(pilot: Pilot[object]) -> None:
-        await pilot.press(*"Refun")
-        # the first (prefix) batch is drawn while the engine is held
-        await until(pilot, lambda: any(r[0] == app.picker.generation for r in app.picker.rendered))
-        gen = app.picker.generation
-        first = [r for r in app.picker.rendered if r[0] == gen]
-        assert first == [(gen, "prefix", 2, False)]
-        assert names(app) == ["RefundProcessor", "refund_order"]
-        assert app.picker.final_query is None  # the search is still running
+        assert len(names(app)) > 2  # the empty query's list (the active files' definitions)
+        # One edit, one search: no earlier keystroke's batch could be the one drawn.
+        app.picker.query_one("#query", Input).post_message(events.Paste("Refun"))
+        # the first (prefix) batch is drawn while the engine is held after it
+        await until(pilot, lambda: names(app) == prefix)
+        (asked,) = session.asked
+        assert asked.query == "Refun"
+        assert asked.yielded == [("prefix", prefix, False)]
+        assert asked.completed is None  # the search is still running
+        assert "2 results" in status_text(app)
         session.gate.set()
         await settle(pilot)
-        assert [r for r in app.picker.rendered if r[0] == gen][-1] == (gen, "fuzzy", 3, True)
-        assert names(app) == [
-            "RefundProcessor",
-            "refund_order",
-            "test_refund_order_refunds_the_total",
-        ]
-        assert app.picker.final_query == "Refun"
+        full = [*prefix, "test_refund_order_refunds_the_total"]
+        assert asked.yielded[-1] == ("fuzzy", full, True)
+        assert asked.completed is True
+        assert names(app) == asked.yielded[-1][1]
+        assert "3 results" in status_text(app)
 
     drive(app, script)
 
@@ -422,10 +485,6 @@ def test_a_missing_editor_is_a_visible_error_and_the_picker_stays(shop: Repo) ->
 
 
 # --- index state -----------------------------------------------------------------
-
-
-def status_text(app: PickerApp) -> str:
-    return str(app.picker.query_one("#status").render())
 
 
 def test_the_picker_warms_a_never_indexed_repository_itself(make_repo: Callable[..., Repo]) -> None:
