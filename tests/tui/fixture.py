@@ -115,7 +115,7 @@ def build_shop(make_repo: Callable[..., Repo], *, index: bool = True) -> Repo:
     """The shop repository, indexed completely (coverage 'complete') unless `index` is False."""
     repo = make_repo(SHOP_FILES, name="shop", remote="https://github.com/acme/shop.git")
     if index:
-        with _conn() as conn:
+        with open_store() as conn:
             index_under(conn, repo.root)
     return repo
 
@@ -125,7 +125,7 @@ def build_warehouse(make_repo: Callable[..., Repo]) -> Repo:
     repo = make_repo(
         WAREHOUSE_FILES, name="warehouse", remote="https://github.com/acme/warehouse.git"
     )
-    with _conn() as conn:
+    with open_store() as conn:
         index_under(conn, repo.root)
     return repo
 
@@ -133,12 +133,14 @@ def build_warehouse(make_repo: Callable[..., Repo]) -> Repo:
 def seed_only(repo: Repo, subtrees: Sequence[str]) -> None:
     """Index only `subtrees` (the indexer's seed mode): coverage stays 'warming', as when
     the first search of a big repository has seeded a few directories."""
-    with _conn() as conn:
+    with open_store() as conn:
         stats = run_index(conn, checkout_for(repo.root), subtrees=subtrees)
     assert not stats.complete
 
 
-class _conn:
+class open_store:  # noqa: N801 (used as `with open_store() as conn`, like a function)
+    """The store at RQ_HOME, closed on leaving the block."""
+
     def __enter__(self) -> sqlite3.Connection:
         self.conn = connect()
         return self.conn

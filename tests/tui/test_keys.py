@@ -16,7 +16,7 @@ from rq_tui.help import HelpScreen, help_content
 from rq_tui.history import QueryHistory, RecentPicks
 from rq_tui.widgets import QueryInput
 from tests.conftest import Repo
-from tests.tui.fixture import _conn, build_shop
+from tests.tui.fixture import build_shop, open_store
 from tests.tui.test_pilot import drive, results, settle
 
 
@@ -127,7 +127,7 @@ def test_marks_survive_a_new_query(shop: Repo) -> None:
 def test_shift_down_scrolls_the_preview(make_repo: Callable[..., Repo]) -> None:
     body = "".join(f"    def step_{i}(self):\n        return {i}\n\n" for i in range(30))
     repo = make_repo({"big.py": f"class BigMachine:\n{body}"}, name="big")
-    with _conn() as conn:
+    with open_store() as conn:
         index_under(conn, repo.root)
     app = PickerApp(cwd=repo.root, query="BigMachine")
 

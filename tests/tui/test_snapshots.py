@@ -19,7 +19,7 @@ from rq_tui.app import PickerApp
 from rq_tui.history import RecentPicks
 from rq_tui.session import SearchSession
 from tests.conftest import Repo
-from tests.tui.fixture import _conn, build_shop
+from tests.tui.fixture import build_shop, open_store
 from tests.tui.test_pilot import settle
 
 FROZEN_MS = 7.0
@@ -58,7 +58,7 @@ def typing(*keys: str) -> Callable[[Pilot[Any]], Any]:
 @pytest.fixture
 def deep(make_repo: Callable[..., Repo]) -> Repo:
     repo = make_repo(DEEP_FILES, name="django", remote="https://github.com/acme/django.git")
-    with _conn() as conn:
+    with open_store() as conn:
         index_under(conn, repo.root)
     return repo
 

@@ -16,7 +16,7 @@ import pytest
 
 from rq_engine.index.indexer import index_under
 from tests.conftest import Repo, rq_bin
-from tests.tui.fixture import _conn, build_shop
+from tests.tui.fixture import build_shop, open_store
 from tests.tui.ptyproc import ANSI, PtyProcess
 
 MOVE = re.compile(r"\x1b\[(\d+);(\d+)H")
@@ -121,7 +121,7 @@ def test_a_question_mark_is_typed_not_help(make_repo: Callable[..., Repo]) -> No
         name="rb",
         remote="https://github.com/acme/rb.git",
     )
-    with _conn() as conn:
+    with open_store() as conn:
         index_under(conn, repo.root)
     p = picker(repo)
     p.expect("F1 help")
