@@ -25,6 +25,7 @@ counter appears. Plus the import time of the picker modules alone.
 
 Usage:
   bench/tui_latency.py [--home DIR] [--corpora django,gostd] [--startup-runs 9] [--json OUT]
+  bench/tui_latency.py --home /tmp/linux-home --corpora linux=kernel   # another corpus's queries
 
 --home defaults to $RQ_HOME, else /root/.cache/rq-bench/home. The corpora
 must be indexed there (`RQ_HOME=DIR rq --index CORPUS`). The machine is shared
@@ -306,9 +307,11 @@ def main() -> int:
         "home": str(a.home),
         "loadavg_at_start": [round(x, 2) for x in load],
     }
-    for corpus in [] if a.startup_only else a.corpora.split(","):
+    for spec in [] if a.startup_only else a.corpora.split(","):
+        # `linux=kernel`: the linux tree, typed with the kernel corpus's public queries
+        corpus, _, asked = spec.partition("=")
         root = CORPORA / corpus
-        qs = queries_for(corpus)
+        qs = queries_for(asked or corpus)
         print(f"== {corpus}: {len(qs)} queries, {sum(len(q) for q in qs)} keystrokes", flush=True)
         ui = asyncio.run(keystrokes(root, qs))
         peer = engine_alone(root, qs)
@@ -320,7 +323,7 @@ def main() -> int:
         }  # type: ignore[index]
         report[corpus] = r
         print(json.dumps(r, indent=2), flush=True)
-    root = CORPORA / a.corpora.split(",")[0]
+    root = CORPORA / a.corpora.split(",")[0].partition("=")[0]
     print(f"== start-up to first frame ({root.name}, {a.startup_runs} runs)", flush=True)
     st = startup(root, a.startup_runs, a.home)
     report["startup"] = st
