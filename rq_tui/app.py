@@ -25,8 +25,8 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-from rq_engine.cli.editor_lines import record, vimgrep
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.search.lines import record, vimgrep
 from rq_engine.search.types import Hit
 from rq_tui import editor, keys, terminal, theming
 from rq_tui.history import QueryHistory, RecentPicks

@@ -113,7 +113,7 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
                 o["coverage"] = a.state
             out.write("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs))
     elif a.hits and (ns.vimgrep or ns.print0):
-        from rq_engine.cli.editor_lines import record
+        from rq_engine.search.lines import record
 
         end = "\0" if ns.print0 else "\n"
         out.write("".join(record(h, where, ns.vimgrep) + end for h in a.hits))

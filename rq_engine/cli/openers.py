@@ -75,7 +75,7 @@ def source_span(path: str, line: int, end_line: int | None, most: int) -> tuple[
 
 
 def show(hit: Hit, cwd: str) -> int:
-    from rq_engine.cli.editor_lines import location
+    from rq_engine.search.lines import location
 
     try:
         lines, total = source_span(hit.abspath, hit.line, hit.end_line, SHOW_MAX_LINES)

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from rq_engine.core.query import JOINERS, Query, fold
 from rq_engine.core.record import Record
-from rq_engine.search.types import Score
+from rq_engine.core.score import Score
 
 #: every weight the ranking uses, in one place (docs/scoring.md has the why of each)
 WEIGHTS: dict[str, float] = {

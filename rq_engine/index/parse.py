@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 
+from rq_engine.core.namekeys import NameRecord, name_record
 from rq_engine.core.value import value
 from rq_engine.index import bounds, reading
-from rq_engine.search.keys import NameRecord, name_record
 
 # A NUL byte in the first 8 KiB means binary — git's own heuristic (xdiff's buffer_is_binary).
 BINARY_PROBE_BYTES = 8192
@@ -61,7 +61,7 @@ class Parsed:
     rows: tuple[Row, ...] = ()
     reason: str = ""  # why SKIPPED/FAILED, or "bad-encoding" on an OK non-UTF-8 file
     # On a cold pass: the derived keys of the names this worker saw first in this
-    # file (keys.name_record), so the parent only inserts them (store.derived.ColdNames).
+    # file (namekeys.name_record), so the parent only inserts them (store.derived.ColdNames).
     keys: tuple[NameRecord, ...] = ()
     cut: int = 0  # rows whose name or qualified parent was cut to its bound (index/bounds.py)
 

@@ -1,6 +1,7 @@
 """Result types shared by the pipeline and every face (CLI, picker, MCP).
 
-(`CancelToken`/`Cancelled` live in rq_engine.core.cancel and are re-exported here.)
+(`CancelToken`/`Cancelled` live in rq_engine.core.cancel and `Score` in
+rq_engine.core.score, below the scorer that builds it; both are re-exported here.)
 
 Faces render these objects; they never re-score or re-rank. Stdlib only.
 """
@@ -9,26 +10,7 @@ from __future__ import annotations
 
 from rq_engine.core.cancel import Cancelled, CancelToken
 from rq_engine.core.record import Record
-
-
-class Score(Record):
-    """An additive score: `total` is exactly the sum of `parts` (feature name, contribution).
-
-    `parts` is in display order; `--explain`, the picker's side pane and MCP all
-    render this same tuple.
-    """
-
-    __slots__ = ("total", "parts")
-    total: float
-    parts: tuple[tuple[str, float], ...]
-
-    def __init__(self, total: float, parts: tuple[tuple[str, float], ...]) -> None:
-        self.total = total
-        self.parts = parts
-
-    @staticmethod
-    def of(parts: list[tuple[str, float]]) -> Score:
-        return Score(total=sum(v for _, v in parts), parts=tuple(parts))
+from rq_engine.core.score import Score
 
 
 class Hit(Record):

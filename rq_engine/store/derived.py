@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from rq_engine.search.keys import NameRecord, name_keys, name_record
+from rq_engine.core.namekeys import NameRecord, name_keys, name_record
 from rq_engine.store.txn import transaction
 
 # One drain transaction handles at most this many queued names, so a cold pass
@@ -97,7 +97,7 @@ def _apply(conn: sqlite3.Connection, rows: list[tuple[int, str, int]]) -> None:
 class ColdNames:
     """A cold pass's derived rows, written directly while the queue triggers are off.
 
-    `learn` takes the keys the pool workers computed (keys.name_record, sent
+    `learn` takes the keys the pool workers computed (namekeys.name_record, sent
     with the file that first used each name); `write`, inside a batch's
     transaction, inserts the batch's new names, so search reads them as soon
     as the batch commits. A name no worker keyed (an in-process pass) is keyed

@@ -54,7 +54,7 @@ def derived_rows(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
 def derived_whole(conn: sqlite3.Connection) -> None:
     """names holds exactly each repository's distinct symbol names, keyed right, and
     nothing is left queued."""
-    from rq_engine.search.keys import name_keys
+    from rq_engine.core.namekeys import name_keys
 
     names = derived_rows(conn)
     want = sorted(conn.execute("SELECT DISTINCT repository_id, name FROM symbols"))

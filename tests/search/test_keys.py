@@ -10,14 +10,10 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rq_engine.core.namekeys import name_keys, name_record
 from rq_engine.core.query import fold, parse
 from rq_engine.core.scoring import Candidate, score
-from rq_engine.search.keys import (
-    is_letter_pair_variant,
-    name_keys,
-    name_record,
-    typo_candidates,
-)
+from rq_engine.search.keys import is_letter_pair_variant, typo_candidates
 
 
 def edit_distance(a: str, b: str, cap: int) -> int:

@@ -1,7 +1,8 @@
 """Editor-ready result lines: `path:line:col:text` (--vimgrep) and `path:line` records.
 
 Shared by `rq -q` (cli/cmd_query.py) and the picker's print mode (rq_tui/app.py),
-so both print a pick the same way. The vimgrep form is ripgrep's `--vimgrep`
+so both print a pick the same way; beside search/render.py (the JSON form), below
+every face, so no face imports another for it. The vimgrep form is ripgrep's `--vimgrep`
 (`path:line:col:text`), which vim's default 'errorformat' (`vim -q`, `:cfile`),
 Neovim and Emacs grep-mode parse: `col` is the 1-based byte column of the
 definition's name on its line (1 when the name is not on it), `text` the source

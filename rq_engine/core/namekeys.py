@@ -1,0 +1,43 @@
+"""The keys a stored name is looked up by: folded form, consonant skeleton, initials.
+
+Shared by the writer (store/derived.py fills the `names` table, and the indexer's
+pool workers compute the keys for a cold pass) and the reader (search/retrieval.py
+computes the same keys for a query), so the two can never disagree. Here, below
+both, so neither imports the other's layer. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rq_engine.core.query import fold
+from rq_engine.core.scoring import initials, skeleton
+
+_VOWELS = str.maketrans("", "", "aeiouy")
+# scoring.word_starts for an ASCII name, as one regex the C engine runs: a letter
+# or digit after a non-alphanumeric (or at 0), an upper after a lower or digit,
+# the S of HTTPServer, a digit after a letter. ~4x cheaper than the per-character
+# loop, which matters because a cold pass keys every distinct name (28k in Django).
+_ASCII_STARTS = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z0-9]|(?<=[a-z0-9])[A-Z]|(?<=[A-Z])[A-Z](?=[a-z])|(?<=[A-Za-z])[0-9]"
+)
+
+#: every key of a name, as a pool worker sends it: (name, fold, skeleton, initials)
+NameRecord = tuple[str, str, str, str]
+
+
+def name_keys(name: str) -> tuple[str, str, str]:
+    """(fold, skeleton, initials) of a stored name."""
+    if not name.isascii():
+        return fold(name), skeleton(name), initials(name)
+    f = fold(name)
+    return f, f[:1] + f[1:].translate(_VOWELS), "".join(_ASCII_STARTS.findall(name)).lower()
+
+
+def name_record(name: str) -> NameRecord:
+    """Every derived key of a name, computed once (in a pool worker on a cold pass)."""
+    f, s, i = name_keys(name)
+    return name, f, s, i
+
+
+__all__ = ["NameRecord", "name_keys", "name_record"]

@@ -1,0 +1,88 @@
+"""The engine's layers only point down, and the faces form no cycle (read from the source).
+
+core < lang < store < index < search, text < faces (cli, mcp, rq_tui): a package
+imports only those below it (search and text are side by side and may not
+import each other both ways). Among the faces, cli is the entry point and
+dispatches to the others; no other face imports a face. Every import counts,
+the deferred ones inside functions too: a layer crossed lazily is still crossed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RANK = {"core": 0, "lang": 1, "store": 2, "index": 3, "search": 4, "text": 4}
+FACES = {"cli", "mcp", "rq_tui"}
+
+# Known crossings, each to be removed by the structure work (#10), never added to:
+# mcp's search_text still runs the CLI's text path (bring-up, revalidation,
+# rendering) until that path moves into rq_engine/text.
+KNOWN = {("rq_engine.mcp.text", "cli")}
+
+
+def package(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] == "rq_tui":
+        return "rq_tui"
+    if parts[0] == "rq_engine" and len(parts) > 1 and parts[1] != "__main__":
+        return parts[1]
+    return None
+
+
+def imports() -> list[tuple[str, str, str]]:
+    """(importing module, its package, imported package) for every cross-package import."""
+    out = []
+    for f in [*ROOT.glob("rq_engine/**/*.py"), *ROOT.glob("rq_tui/**/*.py")]:
+        module = ".".join(f.relative_to(ROOT).with_suffix("").parts)
+        src = package(module)
+        if src is None:
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                dst = package(name)
+                if dst is not None and dst != src:
+                    out.append((module, src, dst))
+    return out
+
+
+def test_the_walk_sees_the_packages() -> None:
+    # (an empty walk would pass everything below)
+    seen = {(s, d) for _, s, d in imports()}
+    assert {("search", "core"), ("index", "store"), ("cli", "search"), ("rq_tui", "search")} <= seen
+
+
+def test_no_engine_package_imports_one_above_it_or_a_face() -> None:
+    bad = [
+        f"{m} ({s}) imports {d}"
+        for m, s, d in imports()
+        if s in RANK and (d in FACES or RANK[d] > RANK[s])
+    ]
+    assert not bad, bad
+
+
+def test_search_and_text_do_not_import_each_other_both_ways() -> None:
+    pairs = {(s, d) for _, s, d in imports() if s in ("search", "text") and d in ("search", "text")}
+    assert len(pairs) < 2, pairs
+
+
+def test_only_the_cli_imports_another_face() -> None:
+    bad = [
+        f"{m} ({s}) imports {d}"
+        for m, s, d in imports()
+        if s in FACES and d in FACES and s != "cli" and (m, d) not in KNOWN
+    ]
+    assert not bad, bad
+
+
+def test_the_known_crossings_still_exist() -> None:
+    # once one is removed, it leaves KNOWN too (so it cannot come back unnoticed)
+    found = {(m, d) for m, _, d in imports()}
+    assert KNOWN <= found, KNOWN - found
