@@ -221,7 +221,11 @@ def names_first_letter_scan(
     end = chr(ord(first) + 1)
     pattern = subsequence_glob(folded)
     out: dict[str, None] = {}
-    for start in (folded[:2], first):
+    # The first-letter window stops where the two-letter one starts: what it would
+    # read past that point, the two-letter window has read already (the same names:
+    # both are the first SCAN_WINDOW of their range; ~3 ms of GLOB on Go's std).
+    two = folded[:2]
+    for start, stop in ((two, end), (first, two)):
         # The window reads only idx_names_fold (rowid and fold: a covering scan); a row
         # is fetched for its name only when the GLOB matched (half the time of
         # fetching every row in the window: ~2.5 against ~5 ms on Go's std).
@@ -229,7 +233,7 @@ def names_first_letter_scan(
             "SELECT n.name FROM (SELECT rowid AS id, fold FROM names WHERE repository_id = ?"
             " AND fold >= ? AND fold < ? LIMIT ?) AS w CROSS JOIN names AS n ON n.id = w.id"
             " WHERE w.fold GLOB ? LIMIT ?",
-            (repo, start, end, SCAN_WINDOW, pattern, limit),
+            (repo, start, stop, SCAN_WINDOW, pattern, limit),
         ):
             out[name] = None
     return list(out)[:limit]
