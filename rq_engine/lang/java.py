@@ -31,7 +31,7 @@ Rules (what a developer jumps to):
 from __future__ import annotations
 
 from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
-from rq_engine.lang import _common, grammar
+from rq_engine.lang import _bodies, _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 from rq_engine.lang.registry import CLASS_NAME
@@ -68,7 +68,8 @@ class JavaPlugin(LanguagePlugin):
     constructor_name: ClassVar[str | None] = CLASS_NAME
 
     def extract(self, source: bytes) -> list[Symbol]:
-        root = grammar.parse("java", source).root_node
+        # never reads a body: parsed without the ones the layout delimits (_bodies.py)
+        root = grammar.parse_outside("java", source, _bodies.java(source)).root_node
         found: list[tuple[int, Symbol]] = []  # (start byte, symbol): sorted at the end
         package: str | None = None
         package_node: Node | None = None

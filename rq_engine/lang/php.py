@@ -28,7 +28,7 @@ Rules (what a developer jumps to):
 from __future__ import annotations
 
 from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
-from rq_engine.lang import _common, grammar
+from rq_engine.lang import _bodies, _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -67,7 +67,8 @@ class PhpPlugin(LanguagePlugin):
     constructor_name: ClassVar[str | None] = "__construct"
 
     def extract(self, source: bytes) -> list[Symbol]:
-        root = grammar.parse("php", source).root_node
+        # never reads a body: parsed without the ones the layout delimits (_bodies.py)
+        root = grammar.parse_outside("php", source, _bodies.php(source)).root_node
         found: list[tuple[int, Symbol]] = []  # (start byte, symbol): sorted at the end
         # (file-level container, namespace in force at its start)
         todo: list[tuple[Node, str | None]] = [(root, None)]

@@ -11,7 +11,7 @@ generated on the query side and probed against `names.fold`, D28). Two ways in:
   with the FTS ones (index/fts.py) and `ColdNames` writes names directly inside
   each batch's transaction from keys the pool workers computed.
 
-Imports only the stdlib and rq_engine.search.keys (stdlib only).
+Imports only the stdlib and rq_engine.core (namekeys: stdlib only).
 """
 
 from __future__ import annotations

@@ -184,11 +184,13 @@ def write_files(
     conn: sqlite3.Connection,
     repository_id: int,
     items: Sequence[tuple[str, str, int, int, str, Sequence[SymbolRow], int | None]],
-) -> list[int]:
+) -> tuple[list[int], int]:
     """Insert or replace files and all their symbols: (path, language, mtime, size,
     content_hash, rows, existing file id or None) each. One executemany for every
     symbol of the batch (per-file calls cost ~25% more CPU on a cold pass).
-    Returns the file ids written, in order."""
+    Returns the file ids written, in order, and the largest symbol id before the
+    batch's rows went in: those rows, and no others, have ids above it (a new rowid
+    is the largest one + 1, and the caller's transaction holds the write lock)."""
     t = now()
     sym: list[tuple[object, ...]] = []
     ids: list[int] = []
@@ -223,9 +225,10 @@ def write_files(
             (repository_id, fid, n, n.lower(), k, v, language, line, end, parent)
             for n, k, v, line, end, parent in rows
         )
+    after = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
     conn.executemany(_INSERT_SYMBOL, sym)
     log_text_changes(conn, repository_id, [it[0] for it in items])
-    return ids
+    return ids, after
 
 
 def file_ids(conn: sqlite3.Connection, repository_id: int, paths: Sequence[str]) -> dict[str, int]:
