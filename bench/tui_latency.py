@@ -66,11 +66,12 @@ def summary(xs: list[float]) -> dict[str, float]:
 
 def queries_for(corpus: str) -> list[str]:
     out = []
-    with open(SHARED / "bench" / "queries-public.jsonl") as f:
-        for line in f:
-            q = json.loads(line)
-            if q["corpus"] == corpus:
-                out.append(q["query"])
+    for name in ("queries-public.jsonl", "queries-public-c-cpp-java-php.jsonl"):
+        with open(SHARED / "bench" / name) as f:
+            for line in f:
+                q = json.loads(line)
+                if q["corpus"] == corpus:
+                    out.append(q["query"])
     return out
 
 

@@ -285,8 +285,11 @@ def names_by_initials(conn: sqlite3.Connection, repo: int, folded: str, limit: i
     return [
         r[0]
         for r in conn.execute(
-            f"SELECT name FROM names WHERE repository_id = ? AND ini IN ({marks})"
-            " AND fold GLOB ? LIMIT ?",
+            # INDEXED BY: the planner would read the GLOB's first-letter range of
+            # idx_names_fold instead (every `m` name: 67 ms for `mutexlocktime` on
+            # Linux, 132 ms for `mlt`, against 12.5 and 1.5 ms by the initials)
+            f"SELECT name FROM names INDEXED BY idx_names_ini WHERE repository_id = ?"
+            f" AND ini IN ({marks}) AND fold GLOB ? LIMIT ?",
             (repo, *keys, subsequence_glob(folded), limit),
         )
     ]
