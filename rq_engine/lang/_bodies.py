@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rq_engine.lang.grammar import pattern
+
 # (start byte, start row, end byte, end row) of one left-out region: whole lines,
 # from the line after a body's `{` up to its closing `}` line (grammar.parse_outside)
 Span = tuple[int, int, int, int]
@@ -47,35 +49,24 @@ _PHP_FUNCTION = (
 _PHP_HEAD = _PHP_FUNCTION + _FIRST
 _PHP_HEAD_ABOVE = _PHP_FUNCTION + rb"\n\1" + _FIRST  # PSR-12: `{` on its own line
 
-# Compiled on first use (~1 ms at import for a search revalidating one file):
-# pattern source -> compiled, and depth d -> the next non-blank line less deep than d.
-_COMPILED: dict[bytes, re.Pattern[bytes]] = {}
-_SHALLOWER: dict[int, re.Pattern[bytes]] = {}
-
-
-def _re(pattern: bytes) -> re.Pattern[bytes]:
-    got = _COMPILED.get(pattern)
-    if got is None:
-        got = _COMPILED[pattern] = re.compile(pattern)
-    return got
+# Compiled on first use (~1 ms at import for a search revalidating one file), once
+# per process (grammar.pattern).
 
 
 def _shallower(depth: int) -> re.Pattern[bytes]:
-    pattern = _SHALLOWER.get(depth)
-    if pattern is None:
-        pattern = _SHALLOWER[depth] = re.compile(rb"\n(?![ \t]{%d})[ \t]*[^ \t\n]" % depth)
-    return pattern
+    """The next non-blank line less deep than `depth`."""
+    return pattern(rb"\n(?![ \t]{%d})[ \t]*[^ \t\n]" % depth)
 
 
 def java(source: bytes) -> list[Span]:
     """The method, constructor and initializer bodies `source` may be parsed without."""
-    return _bodies(source, b")", _re(_JAVA_HEAD), None, (b'"""',), True)
+    return _bodies(source, b")", pattern(_JAVA_HEAD), None, (b'"""',), True)
 
 
 def php(source: bytes) -> list[Span]:
     """The function and method bodies `source` may be parsed without."""
     return _bodies(
-        source, b"function", _re(_PHP_HEAD), _re(_PHP_HEAD_ABOVE), (b"<<<", b"?>"), False
+        source, b"function", pattern(_PHP_HEAD), pattern(_PHP_HEAD_ABOVE), (b"<<<", b"?>"), False
     )
 
 
@@ -113,7 +104,7 @@ def _bodies(
         depth = m.end(3) - m.start(3)
         if depth <= indent or m.group(4) == b"}":
             continue  # an empty body, or one written no deeper than its head
-        if java and find(b"record", line, at) >= 0 and _re(_RECORD).search(m.group(2)):
+        if java and find(b"record", line, at) >= 0 and pattern(_RECORD).search(m.group(2)):
             continue
         close = _shallower(depth).search(source, m.start(3) - 1)
         if close is None or close.end() - close.start() - 2 != indent:

@@ -97,22 +97,16 @@ _BODY_OPEN = re.compile(
 # A body's first line that is neither blank nor a preprocessor line: its indentation
 # and first character.
 _FIRST_LINE = re.compile(rb"(?:[ \t]*(?:#[^\n]*)?\n)*([ \t]*)([^ \t\n])")
-_CLOSE: dict[int, re.Pattern[bytes]] = {}  # indentation -> its first `}` line at most that deep
-_SHALLOW: dict[int, re.Pattern[bytes]] = {}  # indentation -> a code line at most that deep
 
 
 def _close(n: int) -> re.Pattern[bytes]:
-    pattern = _CLOSE.get(n)
-    if pattern is None:
-        pattern = _CLOSE[n] = re.compile(rb"\n[ \t]{0,%d}\}" % n)
-    return pattern
+    """The first `}` line at most `n` deep."""
+    return grammar.pattern(rb"\n[ \t]{0,%d}\}" % n)
 
 
 def _shallow(n: int) -> re.Pattern[bytes]:
-    pattern = _SHALLOW.get(n)
-    if pattern is None:
-        pattern = _SHALLOW[n] = re.compile(rb"\n[ \t]{0,%d}[^ \t\n#/*]" % n)
-    return pattern
+    """A code line at most `n` deep."""
+    return grammar.pattern(rb"\n[ \t]{0,%d}[^ \t\n#/*]" % n)
 
 
 def column_0_body_spans(source: bytes) -> list[tuple[int, int, int, int]]:

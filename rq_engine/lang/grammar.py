@@ -12,7 +12,17 @@ from functools import cache
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
 if TYPE_CHECKING:
+    import re
     from typing import Any
+
+
+@cache
+def pattern(source: bytes) -> re.Pattern[bytes]:
+    """A regular expression compiled on first use, once per process: the body
+    finders (_bodies, _cparse) build one per indentation depth they meet."""
+    import re
+
+    return re.compile(source)
 
 
 def preload() -> None:
