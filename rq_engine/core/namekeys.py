@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
-from rq_engine.core.query import fold
+from rq_engine.core.query import JOINERS, fold
 from rq_engine.core.scoring import initials, skeleton
 
-_VOWELS = str.maketrans("", "", "aeiouy")
 # scoring.word_starts for an ASCII name, as one regex the C engine runs: a letter
 # or digit after a non-alphanumeric (or at 0), an upper after a lower or digit,
 # the S of HTTPServer, a digit after a letter. ~4x cheaper than the per-character
@@ -30,8 +29,14 @@ def name_keys(name: str) -> tuple[str, str, str]:
     """(fold, skeleton, initials) of a stored name."""
     if not name.isascii():
         return fold(name), skeleton(name), initials(name)
-    f = fold(name)
-    return f, f[:1] + f[1:].translate(_VOWELS), "".join(_ASCII_STARTS.findall(name)).lower()
+    # query.fold and scoring.skeleton, spelled for ASCII: replace() and bytes.translate
+    # run ~3x faster than str.translate's table walk (a cold pass keys every distinct
+    # name: ~0.25 s of CPU on the kernel's 172k)
+    f = name.lower()
+    for j in JOINERS:
+        f = f.replace(j, "")
+    s = f[:1] + f[1:].encode().translate(None, b"aeiouy").decode()
+    return f, s, "".join(_ASCII_STARTS.findall(name)).lower()
 
 
 def name_record(name: str) -> NameRecord:
