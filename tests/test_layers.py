@@ -17,11 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RANK = {"core": 0, "lang": 1, "store": 2, "index": 3, "search": 4, "text": 4}
 FACES = {"cli", "mcp", "rq_tui"}
 
-# Known crossings, each to be removed by the structure work (#10), never added to:
-# mcp's search_text still runs the CLI's text path (bring-up, revalidation,
-# rendering) until that path moves into rq_engine/text.
-KNOWN = {("rq_engine.mcp.text", "cli")}
-
 
 def package(module: str) -> str | None:
     parts = module.split(".")
@@ -77,12 +72,6 @@ def test_only_the_cli_imports_another_face() -> None:
     bad = [
         f"{m} ({s}) imports {d}"
         for m, s, d in imports()
-        if s in FACES and d in FACES and s != "cli" and (m, d) not in KNOWN
+        if s in FACES and d in FACES and s != "cli"
     ]
     assert not bad, bad
-
-
-def test_the_known_crossings_still_exist() -> None:
-    # once one is removed, it leaves KNOWN too (so it cannot come back unnoticed)
-    found = {(m, d) for m, _, d in imports()}
-    assert KNOWN <= found, KNOWN - found

@@ -1,7 +1,7 @@
 """search_text: the text ranker over the code graph, as `rq --text --json` answers it, bounded.
 
-The `rq --text` path, step for step: bring the repository up to date under the
-same freshness rules (a never-indexed or warming index is warmed to complete
+The `rq --text` path, step for step (the steps: rq_engine/text/answering.py):
+bring the repository up to date under the same freshness rules (a never-indexed or warming index is warmed to complete
 within the wait policy; what moved since the last verdict is reindexed), ask
 the text query service (bm25-v1 through the persisted cache, like the CLI;
 full-scan-v1 and `all_repos` realize the graph and rank with the session's
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from rq_engine.cli import cmd_text  # the interim text path (see above)
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import RANKERS, TEXT_DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
-from rq_engine.text.service import BM25, open_live, query_live
+from rq_engine.text.answering import bring_up, result_json, revalidate
+from rq_engine.text.service import BM25, TextAnswer, open_live, query_live
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,6 +32,14 @@ Reply = dict[str, Any]
 After = Callable[[], None] | None
 
 
+def _ask(sess: Session, cwd: Path, words: str, ranker: str, limit: int) -> TextAnswer:
+    if ranker == BM25 and not sess.all_repos:
+        # the persisted cache (an exact hit reads a few postings, never the graph)
+        return query_live(cwd, words, profile=ranker, limit=limit, cancel=sess.cancel)
+    real = open_live(cwd, all_repos=sess.all_repos)
+    return sess.text.query(real, words, profile=ranker, limit=limit, cancel=sess.cancel)
+
+
 def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     words: str = args["words"]
     if not words.strip():
@@ -40,33 +47,19 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     limit: int = args.get("limit", TEXT_DEFAULT_LIMIT)
     ranker: str = args.get("ranker") or RANKERS[0]
     cwd = Path(sess.cwd)
-    ns = SimpleNamespace(
-        text=words,
-        graph=None,
-        all_repos=sess.all_repos,
-        json=True,  # a program: waits within RQ_WAIT_BUDGET_MS, says nothing on stderr
-        ndjson=False,
-        wait_ms=None,
-        ranker=ranker,
-        explain=False,
-    )
-    handoff = cmd_text._bring_up(ns, cwd)  # type: ignore[arg-type]
+    # a program: waits within RQ_WAIT_BUDGET_MS, says nothing on stderr
+    handoff = None if sess.all_repos else bring_up(cwd, human=False)
     try:
-        if ranker == BM25 and not sess.all_repos:
-            # the persisted cache (an exact hit reads a few postings, never the graph)
-            answer = query_live(cwd, words, profile=ranker, limit=limit, cancel=sess.cancel)
-        else:
-            real = open_live(cwd, all_repos=sess.all_repos)
-            answer = sess.text.query(real, words, profile=ranker, limit=limit, cancel=sess.cancel)
+        answer = _ask(sess, cwd, words, ranker, limit)
     except RqError as e:
         if e.code != ExitCode.WARMING:
             raise
         return _not_yet(words, ranker, e.message), _warm(sess, handoff)
-    answer = cmd_text._revalidate(ns, answer, cwd, limit)  # type: ignore[arg-type]
+    answer = revalidate(answer, lambda: _ask(sess, cwd, words, ranker, limit))
     real = answer.realization
     ranking = answer.ranking
     results = [
-        cmd_text._result_json(n, c, r, real, cwd)
+        result_json(n, c, r, real, cwd)
         for (n, c), r in zip(answer.hits, ranking.results[: len(answer.hits)], strict=True)
     ]
     coverage = "warming" if real.warming else "complete"

@@ -1,0 +1,202 @@
+"""Answering a text query as every face does: bring the index up, revalidate, render.
+
+`rq --text` (cli/cmd_text.py) and MCP's search_text (mcp/text.py) both run these
+steps, so neither face imports the other for them: bring the repository's index
+up to date under the same freshness rules as a symbol query, re-ask once when a
+result's file moved since it was indexed, and render a result as the JSON both
+print. Imports rq_engine.core, store, index and search (the wait policy) only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from rq_engine.text.graph import Node
+from rq_engine.text.service import Realization, TextAnswer
+
+TYPE_CHECKING = False  # (typing: ~3 ms of a cached text query)
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any
+
+    from rq_engine.core.identity import Checkout
+    from rq_engine.text.query import Ranked
+
+
+def bring_up(
+    cwd: Path,
+    *,
+    human: bool,
+    wait_ms: int | None = None,
+    say: Callable[[str], None] | None = None,
+) -> Checkout | None:
+    """The same freshness rules as a symbol query: a never-indexed git work tree or a
+    warming index is warmed to complete first (a text query ranks the whole graph),
+    within the wait policy; the checkout to hand to the warmer afterwards, if any.
+    `human`: a person is waiting (the wait policy's, and `say` tells them why)."""
+    from rq_engine.core.identity import checkout_for
+    from rq_engine.index import fresh
+    from rq_engine.search.answer import Wait
+    from rq_engine.store.db import connect
+
+    wait = Wait.for_face(wait_ms, human)
+    conn = connect()
+    try:
+        # The common case first, from strings: an indexed checkout, complete, with a
+        # fresh verdict (no Checkout: its git config parse and pathlib cost ~4 ms).
+        from rq_engine.core.identity import git_dir
+        from rq_engine.store.repos import locate
+
+        root, _, identity = locate(conn, cwd)
+        if (
+            identity is not None
+            and _coverage(conn, identity) == "complete"
+            and fresh.fresh(conn, root, git_dir(root))
+        ):
+            return None
+        co = checkout_for(cwd)
+        state = _coverage(conn, co.identity)
+        if state == "never" and co.git_dir is None:
+            return None  # a plain directory is indexed only when asked (open_live says so)
+        if state != "complete" and not wait.none:
+            if human and say is not None:
+                say(f"indexing {co.root} before ranking it (Ctrl-C stops; what is done is kept)")
+            from rq_engine.index import warm
+
+            state = warm.until_complete(conn, co, budget_ms=wait.budget_ms)
+        elif state == "complete" and not wait.none and not fresh.fresh(conn, co.root, co.git_dir):
+            # the ranking reads every definition: what moved since the index was settled
+            # is reindexed first (a symbol query asks only on a miss; a text query has none)
+            rid = _repo_id(conn, co.identity)
+            moved = fresh.check(conn, co.root, co.git_dir, rid)
+            if moved.moved:
+                from rq_engine.index import warm
+
+                stats = warm.catch_up(conn, co, moved, budget_ms=wait.budget_ms)
+                if stats.timed_out or not (stats.complete or not moved.walk):
+                    return co
+            dirs = moved.dirs
+            if moved.moved and stats.dirs is not None:
+                dirs = stats.dirs
+            fresh.settle(
+                conn,
+                co.root,
+                co.git_dir,
+                rid,
+                moved.stamp,
+                moved.held,
+                reindexed=moved.moved,
+                dirs=dirs,
+            )
+            return None
+        if state != "complete" or not fresh.fresh(conn, co.root, co.git_dir):
+            return co
+    finally:
+        conn.close()
+    return None
+
+
+def _repo_id(conn: sqlite3.Connection, identity: str) -> int:
+    row = conn.execute("SELECT id FROM repositories WHERE identity = ?", (identity,)).fetchone()
+    return int(row[0])
+
+
+def _coverage(conn: sqlite3.Connection, identity: str) -> str:
+    row = conn.execute(
+        "SELECT c.status FROM coverage c JOIN repositories r ON r.id = c.repository_id"
+        " WHERE r.identity = ? AND c.scope = 'full'",
+        (identity,),
+    ).fetchone()
+    return str(row[0]) if row else "never"
+
+
+def revalidate(a: TextAnswer, ask: Callable[[], TextAnswer]) -> TextAnswer:
+    """Results whose file moved since it was indexed are reindexed, and the query is asked
+    again (once, by `ask`): a stale line is never shown."""
+    if a.realization.source != "index":
+        return a
+    from rq_engine.search import validate
+    from rq_engine.store.db import connect
+
+    items = []
+    for node, _ in a.hits:
+        repo = node.id.split("|", 1)[0] if a.realization.graph.repository == "*" else None
+        ident = repo or a.realization.graph.repository
+        root = a.realization.roots.get(ident)
+        if root is not None:
+            items.append((str(root), ident, node.path))
+    conn = connect()
+    try:
+        moved = validate.stale_files(conn, items)
+        if not moved:
+            return a
+        validate.refresh(conn, moved)
+    finally:
+        conn.close()
+    return ask()
+
+
+def display_path(node: Node, real: Realization, cwd: Path) -> str:
+    repo = node.id.split("|", 1)[0] if real.graph.repository == "*" else real.graph.repository
+    root = real.roots.get(repo)
+    if root is None:
+        return node.path
+    return os.path.relpath(root / node.path, cwd)
+
+
+def result_json(
+    node: Node, chain: list[Node], r: Ranked, real: Realization, cwd: Path
+) -> dict[str, Any]:
+    repo = node.id.split("|", 1)[0] if real.graph.repository == "*" else real.graph.repository
+    out: dict[str, Any] = {
+        "path": display_path(node, real, cwd),
+        "line": node.line,
+        "end_line": node.end_line,
+        "name": node.name,
+        "qualified": node.qualified,
+        "kind": node.kind,
+        "language": node.language,
+        "repository": repo,
+        "score": round(r.score, 6),
+        "id": node.id,
+        "chain": [{"id": c.id, "kind": c.kind, "name": c.name} for c in chain],
+        "coverage": round(r.coverage, 6),
+    }
+    if r.explain is not None:
+        out["explain"] = {
+            "lexical": round(r.lexical, 6),
+            "structure": round(r.structure, 6),
+            "norm": r.explain.norm,
+            "terms": [
+                {
+                    "term": t.term,
+                    "idf": round(t.idf, 6),
+                    "tf": t.tf,
+                    "contribution": round(t.contribution, 6),
+                    "fields": [
+                        {
+                            "field": f.field,
+                            "count": f.count,
+                            "weight": f.weight,
+                            "contribution": round(f.contribution, 6),
+                        }
+                        for f in t.fields
+                    ],
+                }
+                for t in r.explain.terms
+            ],
+            "features": [
+                {"name": f.name, "op": f.op, "value": round(f.value, 6), "detail": f.detail}
+                for f in r.explain.features
+            ],
+            "children": [
+                {"id": s.child, "units": list(s.units), "contribution": round(s.contribution, 6)}
+                for s in r.explain.structure
+            ],
+        }
+    return out
+
+
+__all__ = ["bring_up", "display_path", "result_json", "revalidate"]
