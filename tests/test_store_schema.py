@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from rq_engine.core.namekeys import name_keys
 from rq_engine.store import migrations
 from rq_engine.store.db import connect
 
@@ -73,6 +74,30 @@ def test_upgrade_from_older_step_keeps_data(tmp_path: Path) -> None:
     conn = connect(db)  # applies every later step
     assert conn.execute("SELECT identity FROM repositories").fetchall() == [("local:/x",)]
     assert len(migrations.applied(conn)) == len(migrations.STEPS)
+
+
+def test_an_upgraded_store_keys_its_names_with_todays_code(tmp_path: Path) -> None:
+    """A store from before the names table (the first step only) holding symbols: the
+    upgrade queues every name and keys it once, after the last step, as the current
+    code does (no migration runs its own era's key functions)."""
+    db = tmp_path / "index.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    migrations.migrate(conn, migrations.STEPS[:1])
+    conn.execute(
+        "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (1, 'r', 0, 0)"
+    )
+    conn.execute("INSERT INTO files(id, repository_id, path) VALUES (1, 1, 'a.py')")
+    for i, name in enumerate(("RefundProcessor", "refund_order", "HTTPServer")):
+        conn.execute(
+            "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
+            " VALUES (1, 1, ?, ?, 'class', 'python', ?)",
+            (name, name.lower(), i + 1),
+        )
+    conn.close()
+    conn = connect(db)  # applies every later step
+    got = {r[0]: tuple(r[1:]) for r in conn.execute("SELECT name, fold, skel, ini FROM names")}
+    assert got == {n: name_keys(n) for n in ("RefundProcessor", "refund_order", "HTTPServer")}
+    assert conn.execute("SELECT count(*) FROM names_pending").fetchone()[0] == 0
 
 
 def test_fts_follows_symbols_through_triggers(tmp_path: Path) -> None:

@@ -175,6 +175,10 @@ def migrate(conn: sqlite3.Connection, steps: list[Step] | None = None) -> list[s
             conn.execute("ROLLBACK")
             raise
         ran.append(name)
+    if ran and steps is STEPS:
+        from rq_engine.store import derived  # (deferred: migrate() is on every open)
+
+        derived.drain(conn)  # names queued by the steps, keyed by today's code
     return ran
 
 
@@ -241,7 +245,8 @@ END;
 
 
 def m002_names(conn: sqlite3.Connection) -> None:
-    """Create the retrieval tables and queue every stored name (m003 derives their keys)."""
+    """Create the retrieval tables and queue every stored name (keyed once every step
+    is applied: migrate())."""
     for stmt in _statements(M002_NAMES):
         conn.execute(stmt)
     conn.execute(
@@ -268,11 +273,12 @@ DROP INDEX idx_names_ini;
 
 
 def m003_typo_queue(conn: sqlite3.Connection) -> None:
-    from rq_engine.store import derived  # deferred: derived imports the search keys
-
+    # Frozen: the names m002 queued stay queued. A migration that ran today's key
+    # functions would write whatever they compute today into a schema of its own
+    # time; migrate() drains the queue once every step is applied, with the code
+    # (and the schema) of now.
     for stmt in _statements(M003_TYPO_QUEUE):
         conn.execute(stmt)
-    derived.drain(conn)  # names queued by m002 (a no-op where m002 drained them itself)
 
 
 STEPS.append(("m003_typo_queue", m003_typo_queue))
