@@ -2,46 +2,20 @@
 answer it renders; and the two rules of a warming answer (the leaf tier's text, literal hits).
 
 Stdlib + rq_engine.core and the search result types only (the `rq -q` hot path imports it).
+(`Wait`, the policy, lives in rq_engine.core.wait: the text layer picks one too.)
 """
 
 from __future__ import annotations
 
 import time
 
-from rq_engine.core.env import env_ms
 from rq_engine.core.query import Query
 from rq_engine.core.record import Record
 from rq_engine.search.types import Hit
 
-# Programs (a pipe, --json) wait this long for a warming answer (RQ_WAIT_BUDGET_MS).
-WAIT_BUDGET_MS = 60_000
 # Query leaves that name a constructor (`Foo.new`): their tier is the class's files.
 _CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize", "__construct"})
 _LITERAL = frozenset({"exact", "prefix", "path"})
-
-
-class Wait(Record):
-    """How long an answer may wait on warming: None = until answered (a person at a
-    terminal; Ctrl-C is the escape), 0 = not at all (--no-wait), else milliseconds."""
-
-    __slots__ = ("budget_ms",)
-    budget_ms: int | None
-
-    def __init__(self, budget_ms: int | None) -> None:
-        self.budget_ms = budget_ms
-
-    @staticmethod
-    def for_face(wait_ms: int | None, interactive: bool) -> Wait:
-        """--wait/--no-wait when given; else unbounded for a person, the budget for programs."""
-        if wait_ms is not None:
-            return Wait(wait_ms)
-        if interactive:
-            return Wait(None)
-        return Wait(env_ms("RQ_WAIT_BUDGET_MS", WAIT_BUDGET_MS))
-
-    @property
-    def none(self) -> bool:
-        return self.budget_ms == 0
 
 
 class Progress(Record):

@@ -35,12 +35,12 @@ import time
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, current_branch, git_dir
 from rq_engine.core.query import parse
+from rq_engine.core.wait import Wait
 from rq_engine.index import fresh
 from rq_engine.search import validate
 from rq_engine.search.answer import (
     Answer,
     Progress,
-    Wait,
     left_ms,
     left_s,
     literal,

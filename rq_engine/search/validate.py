@@ -8,15 +8,16 @@ core; in-process, no fork pool: the picker calls this from a thread), a file
 that is gone loses its rows, and the caller searches again: a moved line, a
 deleted definition or a deleted file is never shown (seed: "Staleness").
 
-Imports the indexer only when a file changed.
+The file checks themselves (stat against the index, reindex what moved) are
+rq_engine/index/revalidate.py's; this module asks them about hits. Imports the
+indexer only when a file changed.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from collections import defaultdict
 
+from rq_engine.index.revalidate import refresh, stale_files
 from rq_engine.search.types import Hit
 
 TYPE_CHECKING = False
@@ -30,57 +31,4 @@ def stale(conn: sqlite3.Connection, hits: Sequence[Hit]) -> dict[tuple[str, str]
     return stale_files(conn, [(h.root, h.repository, h.path) for h in hits])
 
 
-def stale_files(
-    conn: sqlite3.Connection, items: Sequence[tuple[str, str, str]]
-) -> dict[tuple[str, str], list[str]]:
-    """`stale` for (checkout root, repository identity, repo-relative path) triples
-    (a text answer's nodes)."""
-    groups: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for root, ident, path in items:
-        if root:
-            groups[(root, ident)].add(path)
-    out: dict[tuple[str, str], list[str]] = {}
-    for (root, ident), paths in groups.items():
-        want = sorted(paths)
-        marks = ",".join("?" * len(want))
-        keys = {
-            str(p): (m, s)
-            for p, m, s in conn.execute(
-                "SELECT f.path, f.mtime, f.size FROM files f JOIN repositories r"
-                f" ON r.id = f.repository_id WHERE r.identity = ? AND f.path IN ({marks})",
-                (ident, *want),
-            )
-        }
-        moved = []
-        for p in want:
-            try:
-                st = os.stat(os.path.join(root, p))
-                now: tuple[object, object] | None = (st.st_mtime_ns, st.st_size)
-            except OSError:
-                now = None
-            if keys.get(p) != now:
-                moved.append(p)
-        if moved:
-            out[(root, ident)] = moved
-    return out
-
-
-def refresh(conn: sqlite3.Connection, moved: dict[tuple[str, str], list[str]]) -> None:
-    """Reindex the stale files (in this process, no fork) and note them as held edits,
-    so the next check looks at them again. The verdict stands: an unstaged edit waits
-    out the recheck window (D16), and a miss asks git anyway."""
-    from pathlib import Path
-
-    from rq_engine.core.identity import Checkout, current_branch, git_dir_of
-    from rq_engine.index import fresh
-    from rq_engine.index.indexer import run_index
-
-    for (root, ident), paths in moved.items():
-        if not os.path.isdir(root):
-            continue  # a checkout that is gone (moved away): its repository's next warm prunes it
-        r = Path(root)
-        gd = git_dir_of(r)
-        co = Checkout(root=r, identity=ident, branch=current_branch(gd), git_dir=gd)
-        run_index(conn, co, files=paths, workers=1)
-        if gd is not None:
-            fresh.note_edits(conn, r, paths)
+__all__ = ["refresh", "stale", "stale_files"]

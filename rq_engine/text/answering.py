@@ -4,7 +4,7 @@
 steps, so neither face imports the other for them: bring the repository's index
 up to date under the same freshness rules as a symbol query, re-ask once when a
 result's file moved since it was indexed, and render a result as the JSON both
-print. Imports rq_engine.core, store, index and search (the wait policy) only.
+print. Imports rq_engine.core, store and index only.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def bring_up(
     within the wait policy; the checkout to hand to the warmer afterwards, if any.
     `human`: a person is waiting (the wait policy's, and `say` tells them why)."""
     from rq_engine.core.identity import checkout_for
+    from rq_engine.core.wait import Wait
     from rq_engine.index import fresh
-    from rq_engine.search.answer import Wait
     from rq_engine.store.db import connect
 
     wait = Wait.for_face(wait_ms, human)
@@ -117,7 +117,7 @@ def revalidate(a: TextAnswer, ask: Callable[[], TextAnswer]) -> TextAnswer:
     again (once, by `ask`): a stale line is never shown."""
     if a.realization.source != "index":
         return a
-    from rq_engine.search import validate
+    from rq_engine.index import revalidate as validate
     from rq_engine.store.db import connect
 
     items = []

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rq_engine.search.answer import Wait
+from rq_engine.core.wait import Wait
 from rq_engine.search.service import QueryService
 from rq_engine.search.types import Hit
 from tests.conftest import git, rq_bin

@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rq_engine.core.wait import Wait
 from rq_engine.index.indexer import index_under
-from rq_engine.search.answer import Wait
 from rq_engine.search.service import QueryService
 from rq_engine.store.db import connect
 
