@@ -100,7 +100,20 @@ class PtyProcess:
                     return
                 break
             time.sleep(0.02)
-        raise AssertionError(f"{needle!r} never appeared; screen text:\n{self.text[-3000:]}")
+        raise AssertionError(
+            f"{needle!r} never appeared; last status line: {self.status_line()!r};"
+            f" screen text:\n{self.text[-3000:]}"
+        )
+
+    def status_line(self) -> str:
+        """The last status line drawn (the one holding `F1 help`), for a failure message:
+        a redrawn query box can fill the tail of the screen text on its own."""
+        at = self.text.rfind("F1 help")
+        if at < 0:
+            return ""
+        start = max(self.text.rfind("\n", 0, at), at - 200) + 1
+        end = self.text.find("\n", at)
+        return self.text[start : end if end >= 0 else at + 200].strip()
 
     def resize(self, cols: int, rows: int) -> None:
         """Resize the terminal as a window manager would (the kernel sends SIGWINCH)."""
