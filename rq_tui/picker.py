@@ -166,6 +166,7 @@ class PickerScreen(EmptyQuery, TextMode, KeyActions, Screen[None]):
         self._held_timer: Timer | None = None
         self._watch_timer: Timer | None = None
         self._again: set[int] = set()  # generations that re-ran the same query
+        self._searched: str | None = None  # the query the newest search was started for
         self.progress = ""  # "120/300 files indexed" while the index warms
         self.text_mode = text  # the query is words for the text ranker (alt-t)
         self.cache = ""  # how the last text answer was served (hit, rebuilt, memory, …)
@@ -307,6 +308,13 @@ class PickerScreen(EmptyQuery, TextMode, KeyActions, Screen[None]):
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
+        # The input announces its initial value as a change once mounted, in an order
+        # with the first search that load decides: a second search of the same query
+        # (not `again`) landing after a key moved the highlight put it back on the first
+        # row, so Enter opened the wrong result. The first search reads the value, and
+        # a "change" to the query already searched is none.
+        if self._searched is None or event.value == self._searched:
+            return
         self.start_search(event.value)
 
     def start_search(self, query: str, *, again: bool = False) -> None:
@@ -314,6 +322,7 @@ class PickerScreen(EmptyQuery, TextMode, KeyActions, Screen[None]):
         (the highlighted result stays highlighted if it is still listed)."""
         if self.tokens:
             self.tokens[-1].cancel()
+        self._searched = query
         self.newest_seq.clear()  # only the new search's batches matter now
         self.generation += 1
         if again:
