@@ -2,6 +2,12 @@
 
 The picker needs a terminal (it draws on stderr and reads keys from stdin);
 stdout can stay a pipe so a test sees exactly what `--print` wrote.
+
+What it drew is kept twice: as the stream (`text`: everything ever written, escapes
+removed) and as the screen a terminal would show now (`screen`, a pyte model). A
+needle is found in either: Textual rewrites only the cells that changed, so a
+status line going from "1 result" to "2 results" reaches the stream as a lone "2"
+and "s", and only the screen holds the words whole.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pyte
 
 ANSI = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-B]|\x1b[=>78]"
@@ -59,6 +67,8 @@ class PtyProcess:
         )
         os.close(slave)
         self._buf = bytearray()
+        self._screen = pyte.Screen(cols, rows)
+        self._stream = pyte.ByteStream(self._screen)
         self._lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -74,6 +84,7 @@ class PtyProcess:
                         return
                     with self._lock:
                         self._buf += data
+                        self._stream.feed(data)
                 elif self.proc.poll() is not None:
                     return
             except OSError:
@@ -89,34 +100,36 @@ class PtyProcess:
         """What was drawn, escape sequences removed (cursor moves make it non-linear)."""
         return ANSI.sub("", self.raw)
 
+    @property
+    def screen(self) -> str:
+        """The terminal's rows as a terminal shows them now, one line each."""
+        with self._lock:
+            return "\n".join(line.rstrip() for line in self._screen.display)
+
+    def drew(self, needle: str) -> bool:
+        """Whether `needle` was ever written whole, or is on the screen now."""
+        return needle in self.text or needle in self.screen
+
     def expect(self, needle: str, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if needle in self.text:
+            if self.drew(needle):
                 return
             if self.proc.poll() is not None:
                 time.sleep(0.1)
-                if needle in self.text:
+                if self.drew(needle):
                     return
                 break
             time.sleep(0.02)
         raise AssertionError(
-            f"{needle!r} never appeared; last status line: {self.status_line()!r};"
-            f" screen text:\n{self.text[-3000:]}"
+            f"{needle!r} never appeared; the screen now:\n{self.screen}\n"
+            f"the last of the stream:\n{self.text[-1500:]}"
         )
-
-    def status_line(self) -> str:
-        """The last status line drawn (the one holding `F1 help`), for a failure message:
-        a redrawn query box can fill the tail of the screen text on its own."""
-        at = self.text.rfind("F1 help")
-        if at < 0:
-            return ""
-        start = max(self.text.rfind("\n", 0, at), at - 200) + 1
-        end = self.text.find("\n", at)
-        return self.text[start : end if end >= 0 else at + 200].strip()
 
     def resize(self, cols: int, rows: int) -> None:
         """Resize the terminal as a window manager would (the kernel sends SIGWINCH)."""
+        with self._lock:
+            self._screen.resize(rows, cols)
         fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
     def expect_raw(self, check: Callable[[str], bool], what: str, timeout: float = 20.0) -> None:
@@ -128,7 +141,7 @@ class PtyProcess:
             if self.proc.poll() is not None:
                 break
             time.sleep(0.02)
-        raise AssertionError(f"never drawn: {what}; screen text:\n{self.text[-3000:]}")
+        raise AssertionError(f"never drawn: {what}; the screen now:\n{self.screen}")
 
     def send(self, data: str | bytes) -> None:
         os.write(self.master, data.encode() if isinstance(data, str) else data)
