@@ -228,6 +228,13 @@ class ExplainPane(Vertical):
             # import ~60 ms): wait until typing or scrolling pauses.
             self._timer = self.set_timer(PREVIEW_DELAY, lambda: self._highlight(hit))
 
+    @property
+    def preview_due(self) -> Hit | None:
+        """The result whose source the pane is waiting to show (its highlight is due or
+        running), or None when nothing is pending."""
+        hit = self._following
+        return hit if hit is not None and hit_key(hit) not in self._previews else None
+
     def hold(self) -> None:
         """A new search started: the rows shown are about to be replaced, so their
         source is not highlighted meanwhile (pygments holds the GIL ~1-20 ms, and the

@@ -17,6 +17,7 @@ import pytest
 from textual._compositor import ReflowResult
 from textual.geometry import Size
 from textual.widget import Widget
+from textual.widgets import Static
 
 from rq_engine.search.types import Batch, CancelToken
 from rq_tui.app import PickerApp
@@ -102,14 +103,16 @@ def test_a_keystroke_stops_the_preview_of_the_rows_it_replaces(shop: Repo) -> No
             await settle(pilot)
             side = app.picker.query_one("#side", ExplainPane)
             side.follow(results(app).hits, 1, str(shop.root), results(app).version)
-            assert side._timer is not None  # the second row's source is due
+            assert side.preview_due is results(app).hits[1]  # the second row's source is due
             session.held = True
             await pilot.press("R")
             query = app.picker.query_one("#query", QueryInput)
             await until(pilot, lambda: query.value == "OrderR")
-            assert side._timer is None and side._following is None
-            await pilot.press("down")  # a row moved to is previewed again
-            assert side._timer is not None or side._following is not None
+            assert side.preview_due is None
+            await pilot.press("down")  # a row moved to is previewed again (or shown from cache)
+            moved_to = results(app).highlighted_hit
+            shown = str(side.query_one("#preview", Static).render()).strip()
+            assert side.preview_due is moved_to or (moved_to is not None and shown)
             await until(pilot, lambda: "OrderR" in session.asked)
             session.asked["OrderR"].cancel()  # the held search ends before the app does
 
