@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError, UsageError
 
 
@@ -93,7 +94,7 @@ def _index(arg: str, subtrees: list[str]) -> int:
         outer = _tracked_outside_git(root)
         if outer is not None and outer != root:
             # inside a directory already indexed: index this part of it, not a new one
-            print(f"rq: {root} is inside the indexed directory {outer}", file=sys.stderr)
+            say(f"{root} is inside the indexed directory {outer}")
             checkout = checkout_for(outer)
             subs = [_subtree(outer, root, s) for s in subtrees or ["."]]
             subs = [s or "." for s in subs]
@@ -126,42 +127,37 @@ def _index(arg: str, subtrees: list[str]) -> int:
     except KeyboardInterrupt:
         if bar:
             bar.clear()
-        print("rq: interrupted; the batches already written are kept", file=sys.stderr)
+        say("interrupted; the batches already written are kept")
         return int(ExitCode.INTERRUPTED)
     finally:
         if bar:
             bar.clear()
         conn.close()
     if stats.dropped:
-        print(
-            f"rq: interrupted: {stats.identity} was dropped (rq --drop) while this pass"
-            " indexed it; nothing of it is kept",
-            file=sys.stderr,
+        say(
+            f"interrupted: {stats.identity} was dropped (rq --drop) while this pass"
+            " indexed it; nothing of it is kept"
         )
         return int(ExitCode.INTERRUPTED)
     from rq_engine.index.stats import notes
 
     extra = notes(stats)
-    print(
-        f"rq: indexed {stats.files_total} files ({stats.files_indexed} new or changed, "
+    say(
+        f"indexed {stats.files_total} files ({stats.files_indexed} new or changed, "
         f"{stats.files_deleted} removed, {stats.files_skipped} skipped, "
         f"{stats.files_failed} failed{extra}), {stats.symbols_total} symbols "
-        f"in {stats.seconds:.2f} s — {stats.identity}",
-        file=sys.stderr,
+        f"in {stats.seconds:.2f} s — {stats.identity}"
     )
     if stats.files_unread:
         from rq_engine.lang import unread
 
-        print(f"rq: {unread.summary(stats.files_unread)} (no plugin for them)", file=sys.stderr)
+        say(f"{unread.summary(stats.files_unread)} (no plugin for them)")
     if subs and not stats.complete:
-        print(
-            "rq: coverage stays warming: the rest of the repository is indexed as it is searched",
-            file=sys.stderr,
-        )
+        say("coverage stays warming: the rest of the repository is indexed as it is searched")
     for e in stats.errors:
-        print(f"rq:   {e}", file=sys.stderr)
+        say(f"  {e}")
     if stats.files_failed > len(stats.errors):
-        print(f"rq:   … and more ({stats.files_failed} failures in all)", file=sys.stderr)
+        say(f"  … and more ({stats.files_failed} failures in all)")
     return int(ExitCode.OK)
 
 
@@ -172,7 +168,7 @@ def _rebuild_if_off(conn: sqlite3.Connection) -> None:
 
     if check.needs_rebuild(conn):
         fts.rebuild(conn)
-        print("rq: rebuilt the fuzzy index: it disagreed with the symbols", file=sys.stderr)
+        say("rebuilt the fuzzy index: it disagreed with the symbols")
 
 
 def _tracked_outside_git(root: Path) -> Path | None:
@@ -215,7 +211,7 @@ def _drop(arg: str) -> int:
 
     root = _dir(arg, "--drop")
     if not index_db_path().exists():
-        print(f"rq: {root} is not indexed; nothing to drop", file=sys.stderr)
+        say(f"{root} is not indexed; nothing to drop")
         return int(ExitCode.MISS)
     conn = connect(writer=True)
     try:
@@ -223,13 +219,10 @@ def _drop(arg: str) -> int:
     finally:
         conn.close()
     if d is None:
-        print(f"rq: {root} is not indexed; nothing to drop", file=sys.stderr)
+        say(f"{root} is not indexed; nothing to drop")
         return int(ExitCode.MISS)
     s = "" if d.checkouts == 1 else "s"
-    print(
-        f"rq: dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols",
-        file=sys.stderr,
-    )
+    say(f"dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols")
     return int(ExitCode.OK)
 
 
@@ -312,7 +305,7 @@ def _status(out: TextIO) -> int:
     out.write("\n".join(lines) + "\n")
     out.flush()
     for p in found.problems:
-        print(f"rq: {p}", file=sys.stderr)
+        say(f"{p}")
     if broken:
         more = f" and {len(broken) - 1} more" if len(broken) > 1 else ""
         raise RqError(

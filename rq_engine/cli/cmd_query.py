@@ -24,6 +24,7 @@ import os
 import sys
 import time
 
+from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.core.escape import visible
 
@@ -42,10 +43,6 @@ DEFAULT_LIMIT = 20
 # A person waiting on a warming index hears about it after this long (s).
 HEADS_UP_AFTER = 0.5
 _BOLD, _DIM, _CYAN, _MAG, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[35m", "\x1b[0m"
-
-
-def _say(msg: str) -> None:
-    print(f"rq: {visible(msg)}", file=sys.stderr)  # (a note may name a path)
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -122,21 +119,21 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
         _plain(out, a.hits, where, colour, ns.explain)
     out.flush()
     if ns.explain and a.boost_note and a.hits:
-        _say(a.boost_note)  # (the parts say `branch_skipped`; this says why)
+        say(a.boost_note)  # (the parts say `branch_skipped`; this says why)
     if a.interrupted:
         if not a.hits:
-            _say("interrupted; nothing found yet")
+            say("interrupted; nothing found yet")
         return int(ExitCode.INTERRUPTED)
     if a.outcome == "hit":
         return int(ExitCode.OK)
     if a.outcome == "miss":
         if a.note:  # the files here that no plugin reads (search/service.py)
-            _say(f"no match for {query!r} in the files rq reads; {a.note}")
+            say(f"no match for {query!r} in the files rq reads; {a.note}")
         return int(ExitCode.MISS)
     if a.outcome == "unread":
-        _say(f"no match for {query!r}: {a.note}")
+        say(f"no match for {query!r}: {a.note}")
         return int(ExitCode.UNREAD)
-    _say(f"no match for {query!r} yet: {a.note or 'the index is still warming'}")
+    say(f"no match for {query!r} yet: {a.note or 'the index is still warming'}")
     return int(ExitCode.WARMING)
 
 

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError, UsageError
 from rq_engine.core.escape import visible
 from rq_engine.core.query import MAX_QUERY_CHARS
@@ -34,10 +35,6 @@ if TYPE_CHECKING:
     from rq_engine.text.query import Ranked
 
 DEFAULT_LIMIT = 20
-
-
-def _say(msg: str) -> None:
-    print(f"rq: {visible(msg)}", file=sys.stderr)  # (a message may name a path)
 
 
 def _realization(ns: argparse.Namespace, cwd: Path) -> Realization:
@@ -74,7 +71,7 @@ def run(ns: argparse.Namespace) -> int:
         from rq_engine.text.graph import dump
 
         dump(g, Path(ns.export_graph))
-        _say(f"wrote {ns.export_graph}: {len(g.nodes)} nodes, {len(g.edges)} edges")
+        say(f"wrote {ns.export_graph}: {len(g.nodes)} nodes, {len(g.edges)} edges")
         return int(ExitCode.OK)
     if ns.text is None:
         if not ns.graph:
@@ -90,7 +87,7 @@ def run(ns: argparse.Namespace) -> int:
     handoff = None
     if not ns.graph and not getattr(ns, "all_repos", False):
         human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
-        handoff = bring_up(cwd, human=human, wait_ms=getattr(ns, "wait_ms", None), say=_say)
+        handoff = bring_up(cwd, human=human, wait_ms=getattr(ns, "wait_ms", None), say=say)
     limit = ns.limit if ns.limit is not None else DEFAULT_LIMIT
     try:
         answer = _ask(ns, cwd, limit)
@@ -198,7 +195,7 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
         if ranking.truncated:
-            _say(
+            say(
                 f"truncated: the {ranking.profile} candidate ceiling cut some candidates;"
                 " these are the best of those scored"
             )
@@ -207,9 +204,9 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
         return int(ExitCode.OK)
     warming = a.realization.warming
     if ranking.no_answer:
-        _say(f"no good answer for {ns.text!r}: {ranking.no_answer}")
+        say(f"no good answer for {ns.text!r}: {ranking.no_answer}")
     if warming:
-        _say(f"the index of {', '.join(warming)} is still warming; run rq --index to finish it")
+        say(f"the index of {', '.join(warming)} is still warming; run rq --index to finish it")
         return int(ExitCode.WARMING)
     return int(ExitCode.MISS)
 

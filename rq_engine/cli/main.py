@@ -9,18 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
+from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError
 
 # `typing` costs ~2 ms to import; mypy honours a local TYPE_CHECKING the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-
-
-def _say(msg: str) -> None:
-    from rq_engine.core.escape import visible  # (a message may name a path)
-
-    print(f"rq: {visible(msg)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             raise RqError(f"the working directory is gone: {e.strerror}", ExitCode.IOERR) from e
         return _dispatch(ns)
     except RqError as e:
-        _say(e.message)
+        say(e.message)
         return int(e.code)
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
@@ -59,11 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         # (an OperationalError is the store's situation — full, locked; any other
         # DatabaseError is damage, which `rq --check` describes)
         hint = "" if type(e).__name__ == "OperationalError" else "; rq --check lists its problems"
-        _say(f"index error: {e} (index {index_db_file()}{hint})")
+        say(f"index error: {e} (index {index_db_file()}{hint})")
         return int(ExitCode.IOERR)
     except OSError as e:
         where = f": {e.filename}" if e.filename else ""
-        _say(f"I/O error: {e.strerror or e}{where}")
+        say(f"I/O error: {e.strerror or e}{where}")
         return int(ExitCode.IOERR)
 
 
