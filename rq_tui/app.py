@@ -25,6 +25,7 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
+from rq_engine.core.defaults import PICKER_LIMIT
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.search.lines import record, vimgrep
 from rq_engine.search.types import Hit
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 
     from rq_engine.search.anchor import Anchor
 
-# The picker lists more than `rq -q`'s 20: page down is a reason to open it.
-DEFAULT_LIMIT = 50
 # With tune_gc, full collections run only once typing has paused this long (s).
 IDLE_GC_AFTER = 2.0
 NEVER = 10**9  # a gen-2 threshold the counters never reach
@@ -67,7 +66,7 @@ class PickerApp(App[Outcome], inherit_bindings=False):
         cwd: Path,
         query: str = "",
         all_repos: bool = False,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = PICKER_LIMIT,
         theme: str = theming.DEFAULT_THEME,
         print_only: bool = False,
         vimgrep: bool = False,
@@ -209,7 +208,7 @@ def build(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Picke
         cwd=Path.cwd(),
         query=ns.query or "",
         all_repos=bool(ns.all_repos),
-        limit=ns.limit or DEFAULT_LIMIT,
+        limit=ns.limit or PICKER_LIMIT,
         theme=theming.choose(ns.theme, env),
         print_only=bool(ns.print_only),
         vimgrep=bool(ns.vimgrep),

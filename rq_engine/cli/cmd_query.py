@@ -24,6 +24,7 @@ import os
 import sys
 import time
 
+from rq_engine.core.defaults import SYMBOL_LIMIT
 from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.core.escape import visible
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from rq_engine.search.service import Answer, Progress
     from rq_engine.search.types import Hit
 
-DEFAULT_LIMIT = 20
 # A person waiting on a warming index hears about it after this long (s).
 HEADS_UP_AFTER = 0.5
 _BOLD, _DIM, _CYAN, _MAG, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[35m", "\x1b[0m"
@@ -52,7 +52,7 @@ def run(ns: argparse.Namespace) -> int:
     from rq_engine.search.service import QueryService, Wait
 
     query: str = ns.query
-    limit = ns.limit or DEFAULT_LIMIT
+    limit = ns.limit or SYMBOL_LIMIT
     cwd = os.getcwd()
     anchor = None
     if ns.anchor is not None:

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from rq_engine.core.defaults import TEXT_LIMIT
 from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError, UsageError
 from rq_engine.core.escape import visible
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 
     from rq_engine.core.identity import Checkout
     from rq_engine.text.query import Ranked
-
-DEFAULT_LIMIT = 20
 
 
 def _realization(ns: argparse.Namespace, cwd: Path) -> Realization:
@@ -88,7 +87,7 @@ def run(ns: argparse.Namespace) -> int:
     if not ns.graph and not getattr(ns, "all_repos", False):
         human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
         handoff = bring_up(cwd, human=human, wait_ms=getattr(ns, "wait_ms", None), say=say)
-    limit = ns.limit if ns.limit is not None else DEFAULT_LIMIT
+    limit = ns.limit if ns.limit is not None else TEXT_LIMIT
     try:
         answer = _ask(ns, cwd, limit)
     except RqError as e:

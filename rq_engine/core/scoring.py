@@ -103,7 +103,17 @@ _MAX_NAME = 128  # longer names are scored on their first 128 characters
 #: within a name's first _MAX_NAME characters) nor as a near miss: the pipeline skips
 #: its fuzzy layers, whose work otherwise grows with the query's length
 MAX_FUZZY_LEAF = _MAX_NAME
+# The typo budget, one home for the typo layer's reads (search/keys, search/nearmiss,
+# the pipeline) and for match_typo: no edit under MIN_TYPO_LEN letters (one edit of a
+# 3-letter name is noise), one under TWO_EDITS_LEN, then _MAX_EDITS.
+MIN_TYPO_LEN = 4
+TWO_EDITS_LEN = 10
 _MAX_EDITS = 2
+
+
+def typo_edits(n: int) -> int:
+    """The edits a near miss of an `n`-letter (folded) query may be off by."""
+    return 0 if n < MIN_TYPO_LEN else 1 if n < TWO_EDITS_LEN else _MAX_EDITS
 
 
 class Candidate(Record):
@@ -590,7 +600,7 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     two edits turn `apiview` into `as_view` and `debounce` into `dbOnce`.
     """
     q = fold(leaf)
-    allowed = 0 if len(q) < 4 else 1 if len(q) < 10 else _MAX_EDITS
+    allowed = typo_edits(len(q))
     if not allowed:
         return None
     low, idx = _fold_positions(name)
@@ -849,7 +859,7 @@ def qualifier_feature(
             forms.append(want[1:])
         for form in forms:
             tail = chain[-len(form) :]
-            if len(tail) != len(form) or not all(len(w) >= 4 for w in form):
+            if len(tail) != len(form) or not all(len(w) >= MIN_TYPO_LEN for w in form):
                 continue
             d = sum(edit_distance(a, b) for a, b in zip(form, tail, strict=True))
             if d <= _MAX_EDITS:

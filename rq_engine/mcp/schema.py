@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from rq_engine.core.defaults import MCP_MAX_LIMIT as MAX_LIMIT
+from rq_engine.core.defaults import MCP_TEXT_LIMIT as TEXT_DEFAULT_LIMIT
+from rq_engine.core.defaults import SYMBOL_LIMIT as DEFAULT_LIMIT
 from rq_engine.core.model import Kind
+from rq_engine.core.query import MAX_QUERY_CHARS
 
-DEFAULT_LIMIT = 20  # as `rq -q`
-MAX_QUERY_CHARS = 1024  # as every face
-MAX_LIMIT = 100
-TEXT_DEFAULT_LIMIT = 10
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "MAX_QUERY_CHARS", "TEXT_DEFAULT_LIMIT"]
 DEFAULT_MAX_LINES = 200
 MAX_LINES = 2000
 KINDS = [str(k) for k in Kind]

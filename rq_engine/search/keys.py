@@ -2,16 +2,15 @@
 
 The keys a stored name is looked up by (fold, skeleton, initials) live in
 core/namekeys.py, which the writer (store/derived.py, the indexer's pool workers)
-and the reader share. Stdlib only; no sqlite3.
+and the reader share. No sqlite3.
 """
 
 from __future__ import annotations
 
-#: queries shorter than this get no typo retry (one edit of a 3-letter name is noise);
-#: scoring.match_typo holds the same bounds
-MIN_TYPO_LEN = 4
-#: queries this long or longer may be two edits off (scoring.match_typo)
-TWO_EDITS_LEN = 10
+# The typo budget (core/scoring): no retry under MIN_TYPO_LEN letters, two edits
+# from TWO_EDITS_LEN on.
+from rq_engine.core.scoring import MIN_TYPO_LEN, TWO_EDITS_LEN
+
 #: longer queries get no typo retry (pasted, not typed: ~75 variants a letter)
 MAX_TYPO_LEN = 64
 #: …and longer ones no two-edit variants (~(2n)²/2 of them)

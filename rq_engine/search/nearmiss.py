@@ -19,9 +19,9 @@ from __future__ import annotations
 import sqlite3
 from functools import lru_cache
 
+from rq_engine.core.scoring import TWO_EDITS_LEN
 from rq_engine.search.keys import (
     MAX_TWO_EDIT_LEN,
-    TWO_EDITS_LEN,
     is_letter_pair_variant,
     letter_pairs_apply,
     typo_candidates,

@@ -22,6 +22,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 
+from rq_engine.core.defaults import SYMBOL_LIMIT
 from rq_engine.core.identity import git_dir
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
@@ -33,6 +34,7 @@ from rq_engine.core.scoring import (
     match_fuzzy,
     match_typo,
     skeleton,
+    typo_edits,
 )
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import branch
@@ -148,7 +150,7 @@ class Searcher:
     # ------------------------------------------------------------------ public
 
     def search(
-        self, query: str, *, limit: int = 20, cancel: CancelToken | None = None
+        self, query: str, *, limit: int = SYMBOL_LIMIT, cancel: CancelToken | None = None
     ) -> Iterator[Batch]:
         """Yield ranked batches; the last has final=True. Stops quietly on cancel."""
         run = _Run(self, parse(query), limit, cancel)
@@ -410,7 +412,7 @@ class _Run(Ranking):
 
     def _layer_typo(self) -> None:
         q = self.q
-        if len(q.leaf_fold) < 4:
+        if not typo_edits(len(q.leaf_fold)):
             return
         for rid in self.s.repo_ids:
             self._check()

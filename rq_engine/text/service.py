@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 
+from rq_engine.core.defaults import TEXT_LIMIT
 from rq_engine.core.errors import ExitCode, RqError, UsageError
 from rq_engine.core.value import field, value
 from rq_engine.text import bm25
@@ -171,7 +172,7 @@ def query_live(
     cwd: Path,
     text: str,
     profile: str | None = None,
-    limit: int | None = 20,
+    limit: int | None = TEXT_LIMIT,
     explain: bool = False,
     all_repos: bool = False,
     cancel: CancelToken | None = None,
@@ -294,7 +295,7 @@ class TextService:
         real: Realization,
         text: str,
         profile: str | None = None,
-        limit: int | None = 20,
+        limit: int | None = TEXT_LIMIT,
         explain: bool = False,
         *,
         cancel: CancelToken | None = None,
