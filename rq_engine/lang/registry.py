@@ -5,7 +5,6 @@ Adding a language = one module under rq_engine/lang plus one line in _PLUGINS.
 
 from __future__ import annotations
 
-import importlib
 import os
 
 # Annotations only: base pulls in typing and core.model (~3 ms), which the
@@ -70,6 +69,8 @@ def plugin(language: str) -> LanguagePlugin:
     p = _loaded.get(language)
     if p is None:
         module, cls, _ = _PLUGINS[language]
+        import importlib  # (~0.4 ms with warnings: only when a plugin is loaded)
+
         p = getattr(importlib.import_module(module), cls)()
         _loaded[language] = p
     return p
