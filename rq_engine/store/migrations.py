@@ -14,6 +14,8 @@ import sqlite3
 import time
 from collections.abc import Callable
 
+from rq_engine.store.txn import transaction
+
 Step = tuple[str, str | Callable[[sqlite3.Connection], None]]
 
 M001_INITIAL = """
@@ -155,11 +157,9 @@ def migrate(conn: sqlite3.Connection, steps: list[Step] | None = None) -> list[s
     for name, body in steps:
         if name in done:
             continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             # Re-check under the write lock: a concurrent process may have just applied it.
             if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
-                conn.execute("COMMIT")
                 continue
             if callable(body):
                 body(conn)
@@ -170,10 +170,6 @@ def migrate(conn: sqlite3.Connection, steps: list[Step] | None = None) -> list[s
                 "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
                 (name, int(time.time())),
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         ran.append(name)
     if ran and steps is STEPS:
         from rq_engine.store import derived  # (deferred: migrate() is on every open)

@@ -32,8 +32,19 @@ class transaction:  # noqa: N801 — used as a function: `with transaction(conn)
         return self.conn
 
     def __exit__(self, kind: object, *_: object) -> None:
-        if self.own:
-            self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+        if not self.own:
+            return
+        if kind is not None:
+            self.conn.execute("ROLLBACK")
+            return
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.Error:
+            # A COMMIT that failed (busy past the timeout, a full disk) leaves the
+            # transaction open: close it, so the connection stays usable.
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
 
 
 def writable(conn: sqlite3.Connection) -> bool:

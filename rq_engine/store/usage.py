@@ -12,6 +12,7 @@ import sqlite3
 import time
 
 from rq_engine.core.record import Record
+from rq_engine.store.txn import transaction
 
 OUTCOMES = ("hit", "miss", "warming")
 
@@ -97,16 +98,8 @@ def record(
         return
     try:
         conn.execute(f"PRAGMA busy_timeout = {RECORD_BUSY_MS}")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):  # (a failed COMMIT is rolled back: the connection stays usable)
             conn.execute(_UPSERT, params)
-            conn.execute("COMMIT")
-        except sqlite3.Error:
-            # A failed COMMIT (busy) leaves the transaction open; close it so the
-            # caller's connection is usable afterwards.
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
     except sqlite3.Error:
         pass  # locked past the short timeout, read-only, full disk: drop this count
     finally:
