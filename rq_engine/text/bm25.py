@@ -139,6 +139,13 @@ def norm_k(profile: Bm25Profile, dl: int, avgdl: float) -> float:
     return profile.k1 * (1.0 - profile.b + profile.b * dl / avgdl) if avgdl else profile.k1
 
 
+def saturation(profile: Bm25Profile, tf: float, k: float) -> float:
+    """A term's saturated frequency in a document whose norm is `k` (norm_k):
+    tf * (k1 + 1) / (tf + K). The postings' loops (here and text/cache/reader.py)
+    inline it with k1 + 1 hoisted, in this operation order: the same floats."""
+    return tf * (profile.k1 + 1.0) / (tf + k)
+
+
 def twin_key(path: str | None, qualified: str | None) -> tuple[str, bool] | None:
     """The key a compiled or declaration twin shares with its source, and whether this
     document is the derived side; None when its file can have no twin.
@@ -477,7 +484,7 @@ def _with_explain(
     prof = index.profile
     node = graph.by_id[r.id]
     counts = node.document().field_counts()
-    k = prof.k1 * (1 - prof.b + prof.b * index.length[r.id] / index.avgdl)
+    k = norm_k(prof, index.length[r.id], index.avgdl)
     parts: list[TermPart] = []
     for t in sorted(q.cover, key=lambda t: (index.df(t), t)):
         fields = [(f, counts[f][t], w) for f, w in prof.weights if counts[f][t]]
@@ -485,7 +492,7 @@ def _with_explain(
             continue
         tf = float(sum(c * w for _, c, w in fields))
         idf = index.idf(t)
-        contrib = idf * tf * (prof.k1 + 1) / (tf + k)
+        contrib = idf * saturation(prof, tf, k)
         parts.append(
             TermPart(
                 t,
