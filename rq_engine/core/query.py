@@ -23,11 +23,13 @@ JOINERS = "_-."
 _JOINER_TABLE = str.maketrans("", "", JOINERS)
 # `::` first so `Foo::Bar` is one separator, not two empty scopes.
 _SCOPE_SPLIT = re.compile(r"::|#|\.|\\")
-# File extensions that make a dotted query a file name, not `Scope.member`.
+# File extensions that make a dotted query a file name, not `Scope.member`: every
+# extension a plugin reads (a test holds this to lang/registry's list; core cannot
+# import it) and a few common others.
 PATH_EXTENSIONS = frozenset(
-    ".py .pyi .rb .rake .go .rs .ts .tsx .mts .cts .js .jsx .mjs .cjs .c .h .cc .cpp .hpp"
-    " .java .php .kt .swift .scm .md .toml .json .yaml .yml"
-    " .cxx .hh .hxx".split()
+    ".py .pyi .rb .rake .gemspec .go .rs .ts .tsx .mts .cts .js .jsx .mjs .cjs"
+    " .c .h .cc .cpp .cxx .c++ .hpp .hh .hxx .java .php"
+    " .kt .swift .scm .md .toml .json .yaml .yml".split()
 )
 
 

@@ -64,6 +64,11 @@ def languages() -> list[str]:
     return list(_PLUGINS)
 
 
+def extensions() -> list[str]:
+    """Every file extension a plugin reads (lower case, with the dot)."""
+    return list(_EXT_TO_LANG)
+
+
 def plugin(language: str) -> LanguagePlugin:
     """The plugin instance for a language id (imported and cached on first use)."""
     p = _loaded.get(language)

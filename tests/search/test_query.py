@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rq_engine.core.query import fold, looks_like_path, parse
+from rq_engine.lang import registry
 
 
 @pytest.mark.parametrize(
@@ -64,6 +65,13 @@ def test_fold_drops_joiners_and_case() -> None:
 def test_looks_like_path(text: str, expected: bool) -> None:
     assert looks_like_path(text) is expected
     assert parse(text).looks_like_path is expected
+
+
+def test_a_file_name_of_every_language_rq_reads_is_a_path() -> None:
+    """`rq -q UserController.php` asks for the file, not a member `php` of a scope."""
+    exts = registry.extensions()
+    assert ".php" in exts and ".c++" in exts
+    assert [e for e in exts if not looks_like_path(f"Name{e}")] == []
 
 
 def test_backslash_separates_php_namespaces() -> None:
