@@ -91,32 +91,30 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
-    out = sys.stdout
-    if ns.json or ns.ndjson:
-        import json  # deferred: only the program-facing outputs need it
+    from rq_engine.core.printers import Output, printer_for
 
+    out = sys.stdout
+    records: list[dict[str, object]] = []
+    lines: list[str] = []
+    if ns.json or ns.ndjson:
         from rq_engine.search.render import hit_to_json
 
-        objs = [hit_to_json(h, where, ns.explain) for h in a.hits]
-        if ns.json:
-            doc: dict[str, object] = {"query": query, "coverage": a.state, "results": objs}
-            if a.not_read:  # on a miss: files no plugin reads, so never "absent" there
-                doc["not_read"] = dict(a.not_read)
-            if a.outcome == "unread":
-                doc["nothing_readable"] = True
-            out.write(json.dumps(doc, ensure_ascii=False) + "\n")
-        else:
-            for o in objs:
-                o["coverage"] = a.state
-            out.write("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs))
+        records = [hit_to_json(h, where, ns.explain) for h in a.hits]
     elif a.hits and (ns.vimgrep or ns.print0):
         from rq_engine.search.lines import record
 
-        end = "\0" if ns.print0 else "\n"
-        out.write("".join(record(h, where, ns.vimgrep) + end for h in a.hits))
+        lines = [record(h, where, ns.vimgrep) for h in a.hits]
     elif a.hits:
-        colour = out.isatty() and "NO_COLOR" not in os.environ
-        _plain(out, a.hits, where, colour, ns.explain)
+        lines = _plain(a.hits, where, out.isatty() and "NO_COLOR" not in os.environ, ns.explain)
+    tail: dict[str, object] = {}
+    if a.not_read:  # on a miss: files no plugin reads, so never "absent" there
+        tail["not_read"] = dict(a.not_read)
+    if a.outcome == "unread":
+        tail["nothing_readable"] = True
+    o = Output(
+        {"query": query, "coverage": a.state}, records, lines, tail=tail, stream=("coverage",)
+    )
+    printer_for(json=ns.json, ndjson=ns.ndjson, print0=ns.print0).write(out, o)
     out.flush()
     if ns.explain and a.boost_note and a.hits:
         say(a.boost_note)  # (the parts say `branch_skipped`; this says why)
@@ -211,7 +209,7 @@ class _HeadsUp:
             self.err.flush()
 
 
-def _plain(out: TextIO, hits: list[Hit], cwd: str, colour: bool, explain: bool) -> None:
+def _plain(hits: list[Hit], cwd: str, colour: bool, explain: bool) -> list[str]:
     """One line a result. Paths and names are the repository's data: shown through
     `visible`, so an ESC in a file name reaches no terminal and a newline in one
     cannot start a line of its own (a forged result); --json keeps them exact."""
@@ -228,7 +226,7 @@ def _plain(out: TextIO, hits: list[Hit], cwd: str, colour: bool, explain: bool) 
             for feat, val in h.score.parts:
                 lines.append(f"    {feat:<18} {val:+8.1f}")
             lines.append(f"    {'total':<18} {h.score.total:+8.1f}")
-    out.write("\n".join(lines) + "\n")
+    return lines
 
 
 def _highlight(h: Hit) -> str:

@@ -151,34 +151,20 @@ def _chain_text(chain: list[Node]) -> str:
 
 
 def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
-    if ns.json or ns.ndjson:
-        import json
+    from rq_engine.core.printers import Output, printer_for
+
     ranking = a.ranking
     shown = ranking.results[: len(a.hits)]
-    if ns.json:
-        doc = {
-            "ranker": ranking.profile,
-            "analyzer": lexical.ANALYZER_ID,
-            "truncated": ranking.truncated,
-            "candidates": ranking.candidates,
-            "no_answer": ranking.no_answer,
-            "cache": _cache_json(a),
-            "results": [
-                result_json(n, c, r, a.realization, cwd)
-                for (n, c), r in zip(a.hits, shown, strict=True)
-            ],
-        }
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    elif ns.ndjson:
-        for (n, c), r in zip(a.hits, shown, strict=True):
-            obj = result_json(n, c, r, a.realization, cwd)
-            obj["ranker"] = ranking.profile
-            obj["truncated"] = ranking.truncated
-            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    records: list[dict[str, object]] = []
+    lines: list[str] = []
+    if ns.json or ns.ndjson:
+        records = [
+            result_json(n, c, r, a.realization, cwd)
+            for (n, c), r in zip(a.hits, shown, strict=True)
+        ]
     else:
         # Paths and names are the repository's data: each line through `visible`, so a
         # control character in one can neither act on a terminal nor start a line.
-        lines = []
         for (n, c), r in zip(a.hits, shown, strict=True):
             lines.append(
                 f"{display_path(n, a.realization, cwd)}:{n.line}  {n.kind}  {n.qualified}"
@@ -191,13 +177,21 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
             cs = a.cache
             note = f" ({cs.note})" if cs.note else ""
             lines.insert(0, f"# cache: {cs.state} in {cs.ms:.1f} ms{note}")
-        if lines:
-            sys.stdout.write("\n".join(lines) + "\n")
-        if ranking.truncated:
-            say(
-                f"truncated: the {ranking.profile} candidate ceiling cut some candidates;"
-                " these are the best of those scored"
-            )
+    head: dict[str, object] = {
+        "ranker": ranking.profile,
+        "analyzer": lexical.ANALYZER_ID,
+        "truncated": ranking.truncated,
+        "candidates": ranking.candidates,
+        "no_answer": ranking.no_answer,
+        "cache": _cache_json(a),
+    }
+    o = Output(head, records, lines, stream=("ranker", "truncated"))
+    printer_for(json=ns.json, ndjson=ns.ndjson).write(sys.stdout, o)
+    if not (ns.json or ns.ndjson) and ranking.truncated:
+        say(
+            f"truncated: the {ranking.profile} candidate ceiling cut some candidates;"
+            " these are the best of those scored"
+        )
     sys.stdout.flush()
     if a.hits:
         return int(ExitCode.OK)

@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from rq_engine.core.printers import Output
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
@@ -83,14 +84,13 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
             nxt = following[0]
         o["margin"] = round(h.score.total - nxt.score.total, 2) if nxt is not None else None
         results.append(o)
-    reply: Reply = {
-        "query": query,
-        "coverage": answer.state,
-        "outcome": outcome,
-        "results": results,
-        "limit_reached": len(results) == limit,
-        **bound.envelope(note),
-    }
+    # the object `rq -q --json` prints, and what a call adds (the printer seam)
+    reply: Reply = Output(
+        {"query": query, "coverage": answer.state, "outcome": outcome},
+        results,
+        [],
+        tail={"limit_reached": len(results) == limit, **bound.envelope(note)},
+    ).document()
     if outcome == "not_yet" and not note:
         reply["note"] = "the index is still warming: no match yet; retry, or see index_status"
     bound.fit_list(reply, "results", bound.max_chars())

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.printers import Output
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import RANKERS, TEXT_DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
@@ -70,16 +71,16 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         note = f"the index of {', '.join(real.warming)} is still warming: nothing yet"
     else:
         outcome, note = "miss", ranking.no_answer or ""
-    reply: Reply = {
-        "query": words,
-        "ranker": ranking.profile,
-        "coverage": coverage,
-        "outcome": outcome,
-        "results": results,
-        "limit_reached": len(results) == limit,
-        "candidates_cut": bool(ranking.truncated),
-        **bound.envelope(note),
-    }
+    reply: Reply = Output(
+        {"query": words, "ranker": ranking.profile, "coverage": coverage, "outcome": outcome},
+        results,
+        [],
+        tail={
+            "limit_reached": len(results) == limit,
+            "candidates_cut": bool(ranking.truncated),
+            **bound.envelope(note),
+        },
+    ).document()
     bound.fit_list(reply, "results", bound.max_chars())
 
     def after() -> None:
@@ -100,16 +101,12 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
 
 
 def _not_yet(words: str, ranker: str, why: str) -> Reply:
-    return {
-        "query": words,
-        "ranker": ranker,
-        "coverage": "never",
-        "outcome": "not_yet",
-        "results": [],
-        "limit_reached": False,
-        "candidates_cut": False,
-        **bound.envelope(why),
-    }
+    return Output(
+        {"query": words, "ranker": ranker, "coverage": "never", "outcome": "not_yet"},
+        [],
+        [],
+        tail={"limit_reached": False, "candidates_cut": False, **bound.envelope(why)},
+    ).document()
 
 
 def _warm(sess: Session, handoff: Checkout | None) -> After:
