@@ -21,8 +21,10 @@ MAX_QUERY_CHARS = 1024
 #: the word joiners a query may leave out (or add) and still match exactly (D19)
 JOINERS = "_-."
 _JOINER_TABLE = str.maketrans("", "", JOINERS)
-# `::` first so `Foo::Bar` is one separator, not two empty scopes.
-_SCOPE_SPLIT = re.compile(r"::|#|\.|\\")
+# The scope separators of every language rq reads, in a query and in a stored parent
+# chain (core/scoring splits parents with it): `::` first so `Foo::Bar` is one
+# separator, not two empty scopes; `\\` is PHP's (`Illuminate\\Support\\Collection`).
+SCOPE_SEPARATORS = re.compile(r"::|#|\.|\\")
 # File extensions that make a dotted query a file name, not `Scope.member`: every
 # extension a plugin reads (a test holds this to lang/registry's list; core cannot
 # import it) and a few common others.
@@ -162,8 +164,8 @@ def parse(text: str) -> Query:
         return q
     if looks_like_path(raw):
         return Query(raw=raw, leaf=raw, looks_like_path=True)
-    parts = _SCOPE_SPLIT.split(raw)
-    seps = _SCOPE_SPLIT.findall(raw)
+    parts = SCOPE_SEPARATORS.split(raw)
+    seps = SCOPE_SEPARATORS.findall(raw)
     # Leading separators (`.foo`, `::Foo` = root scope) and trailing ones (`Foo::`)
     # carry no scope: drop the empty pieces instead of matching empty names.
     pieces = [(p, seps[i - 1] if i else "") for i, p in enumerate(parts)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rq_engine.core.query import JOINERS, Query, fold
+from rq_engine.core.query import JOINERS, SCOPE_SEPARATORS, Query, fold
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
 
@@ -802,10 +802,7 @@ def scope_chain(parent: str | None) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def _chain(parent: str) -> tuple[str, ...]:
-    return tuple(p for p in _SCOPE_SEPS.split(parent) if p)
-
-
-_SCOPE_SEPS = re.compile(r"::|#|\.|\\")  # `\`: PHP's `Illuminate\Support\Collection`
+    return tuple(p for p in SCOPE_SEPARATORS.split(parent) if p)
 
 
 @lru_cache(maxsize=8192)
