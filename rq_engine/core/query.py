@@ -23,7 +23,7 @@ JOINERS = "_-."
 _JOINER_TABLE = str.maketrans("", "", JOINERS)
 # The scope separators of every language rq reads, in a query and in a stored parent
 # chain (core/scoring splits parents with it): `::` first so `Foo::Bar` is one
-# separator, not two empty scopes; `\\` is PHP's (`Illuminate\\Support\\Collection`).
+# separator, not two empty scopes; `\` is PHP's (`Illuminate\Support\Collection`).
 SCOPE_SEPARATORS = re.compile(r"::|#|\.|\\")
 # File extensions that make a dotted query a file name, not `Scope.member`: every
 # extension a plugin reads (a test holds this to lang/registry's list; core cannot
