@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from rq_engine.core.escape import visible
+from rq_engine.search.render import matched_letters
 from rq_engine.search.types import Hit
 from rq_tui.text_results import TextHit
 from rq_tui.widgets import hit_key, location, short_repository
@@ -90,12 +91,7 @@ def row_cells(
     kind = visible(hit.kind)
     cells += [(shorten_left(loc, path_w).ljust(path_w), "path"), (SEP, "")]
     cells += [(kind.ljust(kind_w), "kind"), (SEP, "")]
-    qualified = hit.qualified or hit.name
-    offset = len(qualified) - len(hit.name) if qualified.endswith(hit.name) else -1
-    marks = {offset + p for p in hit.positions if 0 <= p < len(hit.name)} if offset >= 0 else set()
-    letters = [
-        (ch if ch.isprintable() else visible(ch), i in marks) for i, ch in enumerate(qualified)
-    ]
+    letters = matched_letters(hit)
     shown = sum(len(t) for t, _ in letters)
     if shown > name_w:  # keep the tail (the name itself, where the matches are)
         drop, cut = shown - (name_w - 1), 0

@@ -231,13 +231,6 @@ def _plain(hits: list[Hit], cwd: str, colour: bool, explain: bool) -> list[str]:
 
 def _highlight(h: Hit) -> str:
     """The qualified name with the matched letters of the leaf in bold magenta."""
-    q = h.qualified
-    if not h.positions or not q.endswith(h.name):
-        return visible(q)
-    off = len(q) - len(h.name)
-    pos = set(h.positions)
-    parts = [visible(q[:off])]
-    for i, ch in enumerate(h.name):
-        ch = visible(ch)
-        parts.append(f"{_BOLD}{_MAG}{ch}{_RESET}" if i in pos else ch)
-    return "".join(parts)
+    from rq_engine.search.render import matched_runs
+
+    return "".join(f"{_BOLD}{_MAG}{t}{_RESET}" if m else t for t, m in matched_runs(h))
