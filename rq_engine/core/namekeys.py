@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from rq_engine.core.query import JOINERS, fold
-from rq_engine.core.scoring import initials, skeleton
+from rq_engine.core.scoring import VOWELS, initials, skeleton
 
 # scoring.word_starts for an ASCII name, as one regex the C engine runs: a letter
 # or digit after a non-alphanumeric (or at 0), an upper after a lower or digit,
@@ -20,6 +20,8 @@ from rq_engine.core.scoring import initials, skeleton
 _ASCII_STARTS = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z0-9]|(?<=[a-z0-9])[A-Z]|(?<=[A-Z])[A-Z](?=[a-z])|(?<=[A-Za-z])[0-9]"
 )
+
+_VOWEL_BYTES = VOWELS.encode()
 
 #: every key of a name, as a pool worker sends it: (name, fold, skeleton, initials)
 NameRecord = tuple[str, str, str, str]
@@ -35,7 +37,7 @@ def name_keys(name: str) -> tuple[str, str, str]:
     f = name.lower()
     for j in JOINERS:
         f = f.replace(j, "")
-    s = f[:1] + f[1:].encode().translate(None, b"aeiouy").decode()
+    s = f[:1] + f[1:].encode().translate(None, _VOWEL_BYTES).decode()
     return f, s, "".join(_ASCII_STARTS.findall(name)).lower()
 
 

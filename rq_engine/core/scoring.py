@@ -276,7 +276,9 @@ def initials(name: str) -> str:
     return "".join(t[0] for t in tokens(name))
 
 
-_VOWELS = str.maketrans("", "", "aeiouy")
+#: the letters a consonant skeleton drops (core/namekeys' ASCII path reads them too)
+VOWELS = "aeiouy"
+_VOWELS = str.maketrans("", "", VOWELS)
 
 
 def skeleton(text: str) -> str:
@@ -451,7 +453,7 @@ def _align(
     return None if r is None else (r[0], list(r[1]))
 
 
-_VOWEL_SET = frozenset("aeiouy")  # skeleton()'s vowels
+_VOWEL_SET = frozenset(VOWELS)
 
 
 @lru_cache(maxsize=8192)
