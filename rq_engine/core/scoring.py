@@ -492,10 +492,10 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     typed = [ch for ch in leaf if ch not in _JOINER_SET]
     hump_ok: list[list[bool]] | None = None
     if any(ch.isupper() for ch in typed):
-        upper = [name[i].isupper() for i in idx]
-        hump_ok = [
-            [k == 0 or not (ch.islower() and upper[k]) for k in range(len(low))] for ch in typed
-        ]
+        # (two rows, shared: a lower-case letter's, and every other letter's)
+        lower_row = [k == 0 or not name[i].isupper() for k, i in enumerate(idx)]
+        any_row = [True] * len(low)
+        hump_ok = [lower_row if ch.islower() else any_row for ch in typed]
     r = _align(q, low, starts, hump_ok, _soft_starts(name) or None)
     if r is None:
         return None
