@@ -6,7 +6,7 @@ textual import it defers. The engine never imports this package.
 Exit protocol: the app exits with an Outcome and, once the terminal is back
 in normal mode, `finish()` acts on it: print `path:line` for each pick (--print;
 or the --vimgrep line, NUL-ended with --print0), start the
-editor (several picks: rq_tui.editor.command_for_many) (the pre-check in `open_hit` keeps a missing editor from ending the
+editor (several picks: rq_engine.core.editor.command_for_many) (the pre-check in `open_hit` keeps a missing editor from ending the
 picker), or return 130 for esc/ctrl-c with nothing on stdout.
 """
 
@@ -25,11 +25,12 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
+from rq_engine.core import editor
 from rq_engine.core.defaults import PICKER_LIMIT
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.search.lines import record, vimgrep
 from rq_engine.search.types import Hit
-from rq_tui import editor, keys, terminal, theming
+from rq_tui import keys, terminal, theming
 from rq_tui.history import QueryHistory, RecentPicks
 from rq_tui.picker import PickerScreen
 from rq_tui.session import SearchSession

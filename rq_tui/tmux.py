@@ -17,8 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rq_engine.core import editor
 from rq_engine.core.errors import ExitCode, RqError, UsageError
-from rq_tui import editor, theming
+from rq_tui import theming
 
 POPUP_WIDTH = "80%"
 POPUP_HEIGHT = "70%"

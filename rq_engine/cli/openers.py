@@ -3,7 +3,7 @@
 cmd_query.py answers the query as `rq -q` does (a miss is the same miss, the same
 exit code and line); on a hit, the first result goes here:
 - `--open`: to $VISUAL/$EDITOR with the picker's per-editor line syntax
-  (rq_tui/editor.py, stdlib only: the one place that syntax lives); rq exits with
+  (core/editor.py, stdlib only: the one place that syntax lives); rq exits with
   the editor's code, 74 when it cannot be started;
 - `--show`: a `path:line` header, then the definition's lines (line..end_line of
   the revalidated result, re-read from the file), at most SHOW_MAX_LINES, shown
@@ -47,7 +47,7 @@ def act(ns: argparse.Namespace, hit: Hit, cwd: str) -> Callable[[], int]:
 
 
 def open_in_editor(hit: Hit, cwd: str) -> int:
-    from rq_tui import editor  # stdlib only (no textual): the picker's line syntax
+    from rq_engine.core import editor  # the picker's line syntax (stdlib only)
 
     try:
         cmd = editor.command_for(hit.abspath, hit.line)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rq_tui import editor
+from rq_engine.core import editor
 
 # (editor command, expected argv for FILE at line 42); mirrors docs/EDITORS.md.
 CASES = [

@@ -22,7 +22,7 @@ def loaded_after(code: str) -> set[str]:
 
 def test_the_tmux_launcher_does_not_load_the_ui() -> None:
     # It only opens a popup and an editor: textual (~200 ms) loads in the popup.
-    mods = loaded_after("import rq_tui.tmux, rq_tui.editor, rq_tui.theming")
+    mods = loaded_after("import rq_tui.tmux, rq_engine.core.editor, rq_tui.theming")
     assert not {m for m in mods if m.split(".")[0] in ("textual", "rich", "pygments")}
 
 
