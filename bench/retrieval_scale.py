@@ -220,9 +220,9 @@ def measure(db: Path, n: int) -> None:
         ]
         s = Searcher(conn, Path(root))
         s.repo_id, s.repo_ids = rid, [rid]  # the scratch checkout root does not exist on disk
-        s._roots = {rid: root}
-        s._idents = {rid: root}
-        s._projects = {rid: Path(root).name}
+        s.roots = {rid: root}
+        s.idents = {rid: root}
+        s.projects = {rid: Path(root).name}
         for cat, qs in make_queries(names, n).items():
             rec = top = 0
             times: list[float] = []

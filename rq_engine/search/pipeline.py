@@ -44,9 +44,9 @@ from rq_engine.search.rank import (
     EXACT_ROWS,
     PREFIX_NAMES,
     PREFIX_ROWS,
-    Ranking,
-    _Entry,
-    _quality,
+    PoolEntry,
+    PoolRanking,
+    match_quality,
     project_name,
 )
 from rq_engine.search.retrieval import Row
@@ -97,20 +97,22 @@ class Searcher:
                 (self.repo_id,),
             ).fetchone()
             self.state = str(st[0]) if st else "warming"
-        self._roots: dict[int, str] = {}
-        self._idents: dict[int, str] = {}
+        # The searched repositories by id: checkout root, identity, project name
+        # (what a ranked row needs to become a Hit; search/rank.py reads them too)
+        self.roots: dict[int, str] = {}
+        self.idents: dict[int, str] = {}
         if self.repo_id is not None:
-            self._roots[self.repo_id] = self.root
-            self._idents[self.repo_id] = self.repository or ""
+            self.roots[self.repo_id] = self.root
+            self.idents[self.repo_id] = self.repository or ""
         if all_repos:
             for rid, ident, root in conn.execute(
                 "SELECT r.id, r.identity, MIN(c.root_path) FROM repositories r"
                 " JOIN checkouts c ON c.repository_id = r.id GROUP BY r.id"
             ):
-                self._roots.setdefault(int(rid), str(root))
-                self._idents.setdefault(int(rid), str(ident))
-        self.repo_ids = list(self._roots)
-        self._projects = {rid: project_name(ident) for rid, ident in self._idents.items()}
+                self.roots.setdefault(int(rid), str(root))
+                self.idents.setdefault(int(rid), str(ident))
+        self.repo_ids = list(self.roots)
+        self.projects = {rid: project_name(ident) for rid, ident in self.idents.items()}
         self._ctors = constructor_names()
         self.anchor = anchor
         self._anchor_scope: AnchorScope | None = None
@@ -136,7 +138,7 @@ class Searcher:
             if self.anchor is not None:
                 from rq_engine.search.anchor import resolve  # (only a query with an anchor)
 
-                self._anchor_scope = resolve(self.conn, self._roots, self.anchor)
+                self._anchor_scope = resolve(self.conn, self.roots, self.anchor)
         return self._anchor_scope
 
     def boost_note(self) -> str:
@@ -159,10 +161,10 @@ class Searcher:
         except Cancelled:
             return
 
-    def hit(self, entry: _Entry, scored: Scored) -> Hit:
+    def hit(self, entry: PoolEntry, scored: Scored) -> Hit:
         r = entry.row
         return Hit(
-            root=self._roots.get(r.repository_id, ""),
+            root=self.roots.get(r.repository_id, ""),
             path=r.path,
             line=r.line,
             end_line=r.end_line,
@@ -170,7 +172,7 @@ class Searcher:
             qualified=qualify(r.language, r.parent, r.name, r.kind),
             kind=r.kind,
             language=r.language,
-            repository=self._idents.get(r.repository_id, ""),
+            repository=self.idents.get(r.repository_id, ""),
             score=scored.score,
             layer=entry.layer,
             positions=scored.match.positions,
@@ -179,7 +181,7 @@ class Searcher:
         )
 
 
-class _Run(Ranking):
+class _Run(PoolRanking):
     """One query's pass through the layers (kept apart so Searcher stays reusable)."""
 
     def __init__(self, s: Searcher, q: Query, limit: int, cancel: CancelToken | None) -> None:
@@ -193,14 +195,14 @@ class _Run(Ranking):
         self.branch = (
             s.branch_probe() if q.leaf and not q.looks_like_path and s.repo_id is not None else None
         )
-        self.pool: dict[int, _Entry] = {}
+        self.pool: dict[int, PoolEntry] = {}
         self.seen_names: set[str] = set()
         self.scope_files: set[int] = set()  # files declaring the scope's last name
         self.path_files: set[int] = set()  # files whose path names it
         self.ctor = bool(q.scope) and q.leaf.lower() in _CTOR_ALIASES
         self.unrestricted = False  # scoped fetches read only rows the scope could answer
         self._compiled: dict[str, bool] = {}
-        self._memo: dict[tuple[int, bool], tuple[_Entry, Scored | None]] = {}
+        self._memo: dict[tuple[int, bool], tuple[PoolEntry, Scored | None]] = {}
 
     # ------------------------------------------------------------------ stages
 
@@ -258,9 +260,9 @@ class _Run(Ranking):
         if match is None:
             return
         old = self.pool.get(row.id)
-        if old is not None and _quality(old.match) >= _quality(match):
+        if old is not None and match_quality(old.match) >= match_quality(match):
             return
-        self.pool[row.id] = _Entry(row, match, layer, extra or [])
+        self.pool[row.id] = PoolEntry(row, match, layer, extra or [])
 
     def _layer_exact_prefix(self) -> None:
         q, conn = self.q, self.s.conn
@@ -371,7 +373,7 @@ class _Run(Ranking):
                     continue
                 m = match_fuzzy(leaf, n) or match_exact_prefix(leaf, n)
                 if m is not None:
-                    scored.append((_quality(m), n, m))
+                    scored.append((match_quality(m), n, m))
             scored.sort(key=lambda t: (-t[0], t[1]))
             keep = scored[:FUZZY_KEEP]
             by_name = {n: m for _, n, m in keep}
@@ -448,7 +450,7 @@ class _Run(Ranking):
             if e.match.kind == "typo":
                 return False
             if e.match.kind in ("abbrev", "subseq") and (
-                e.match.evidence > kept or _quality(e.match) >= ceiling
+                e.match.evidence > kept or match_quality(e.match) >= ceiling
             ):
                 return False
         return True

@@ -35,7 +35,10 @@ PREFIX_ROWS = 1000  # rows of those names, shortest names first (~15 µs a row s
 _JS_EXTS = (".js", ".cjs", ".mjs")
 
 
-class _Entry:
+class PoolEntry:
+    """One definition in a query's candidate pool: its row, how its name matched, the
+    layer that found it and parts decided outside the scorer (constructor, fallback)."""
+
     __slots__ = ("row", "match", "layer", "extra")
 
     def __init__(
@@ -47,7 +50,7 @@ class _Entry:
         self.extra = [] if extra is None else extra
 
 
-class Ranking:
+class PoolRanking:
     """The ranking half of a query's run: scores the pool the layers filled."""
 
     s: Searcher
@@ -55,11 +58,11 @@ class Ranking:
     limit: int
     cancel: CancelToken | None
     t0: float
-    pool: dict[int, _Entry]
+    pool: dict[int, PoolEntry]
     scope_files: set[int]
     ctor: bool
     _compiled: dict[str, bool]
-    _memo: dict[tuple[int, bool], tuple[_Entry, Scored | None]]
+    _memo: dict[tuple[int, bool], tuple[PoolEntry, Scored | None]]
     now: float  # unix seconds, read once per query: every candidate ages against it
     branch: Probe | None  # the current checkout's branch files (None: not asked)
 
@@ -72,14 +75,14 @@ class Ranking:
             if hits:
                 return hits
         if q.dotted:
-            wild: list[_Entry] = []
+            wild: list[PoolEntry] = []
             for rid in self.s.repo_ids:
                 names = rt.names_wildcard(self.s.conn, rid, q.raw, PREFIX_NAMES)
                 lowers = [n.lower() for n in names]
                 for row in rt.symbols_named(self.s.conn, rid, lowers, PREFIX_ROWS):
                     m = match_exact_prefix(row.name, row.name)
                     if m is not None:
-                        wild.append(_Entry(row, m, "fuzzy", [("wildcard", WEIGHTS["wildcard"])]))
+                        wild.append(PoolEntry(row, m, "fuzzy", [("wildcard", WEIGHTS["wildcard"])]))
             if wild:
                 return self._rank_entries(wild, q.unscoped(), None)
         # the scoped fetch read only rows the scope could answer; the typo retry
@@ -99,7 +102,7 @@ class Ranking:
         q = self.q
         owner = q.scope[-1]
         outer = q.scope[:-1]
-        entries: list[_Entry] = []
+        entries: list[PoolEntry] = []
         for rid in self.s.repo_ids:
             for row in rt.symbols_named(self.s.conn, rid, [owner.lower()], EXACT_ROWS):
                 if row.kind not in ("class", "struct", "module", "type", "interface", "enum"):
@@ -110,14 +113,16 @@ class Ranking:
                 if m is None or m.kind != "exact":
                     continue
                 entries.append(
-                    _Entry(row, m, "exact", [("constructor_owner", WEIGHTS["constructor_owner"])])
+                    PoolEntry(
+                        row, m, "exact", [("constructor_owner", WEIGHTS["constructor_owner"])]
+                    )
                 )
         oq = Query(raw=q.raw, leaf=owner)
         return self._rank_entries(entries, oq, [])
 
     # ------------------------------------------------------------------ ranking
 
-    def _qualifier(self, e: _Entry, strict: bool) -> list[tuple[str, float]] | None:
+    def _qualifier(self, e: PoolEntry, strict: bool) -> list[tuple[str, float]] | None:
         q = self.q
         if not q.scope:
             return []
@@ -138,7 +143,7 @@ class Ranking:
             qual = [*(qual or []), ("scope_file", WEIGHTS["scope_file"])]
         return qual
 
-    def _compiled_extra(self, entries: list[_Entry]) -> None:
+    def _compiled_extra(self, entries: list[PoolEntry]) -> None:
         """JavaScript beside its own declaration file (`x.js` + `x.d.ts`) is compiled
         output of TypeScript sources: it takes the generated-copy penalty. One
         indexed lookup per repository per batch of new paths."""
@@ -161,7 +166,7 @@ class Ranking:
                     self._compiled[js] = True
 
     def _cand(self, r: Row) -> Candidate:
-        return _cand(r, self.s._projects.get(r.repository_id, ""))
+        return _cand(r, self.s.projects.get(r.repository_id, ""))
 
     def _boosts(self, r: Row) -> Boosts:
         """Recency from the stored touch time (no stat, no git here); when several
@@ -185,14 +190,14 @@ class Ranking:
             anchor_steps=steps,
         )
 
-    def _extra(self, e: _Entry) -> list[tuple[str, float]]:
+    def _extra(self, e: PoolEntry) -> list[tuple[str, float]]:
         if self._compiled.get(e.row.path):
             return [*e.extra, ("path_compiled", WEIGHTS["path_generated"])]
         return e.extra
 
     def _ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
         self._compiled_extra(list(self.pool.values()))
-        scored: list[tuple[Scored, _Entry]] = []
+        scored: list[tuple[Scored, PoolEntry]] = []
         best_evidence = 0
         for e in self.pool.values():
             if e.match.kind in ("abbrev", "subseq"):
@@ -217,7 +222,7 @@ class Ranking:
             if e.match.kind in ("exact", "prefix") and self._score_entry(e, True) is not None
         )
 
-    def _score_entry(self, e: _Entry, strict: bool) -> Scored | None:
+    def _score_entry(self, e: PoolEntry, strict: bool) -> Scored | None:
         """Score once per entry and mode: batches re-rank the growing pool (~5 µs a row)."""
         key = (e.row.id, strict)
         hit = self._memo.get(key)
@@ -254,7 +259,7 @@ class Ranking:
         return self._top(scored)
 
     def _rank_entries(
-        self, entries: list[_Entry], q: Query, qualifier: list[tuple[str, float]] | None
+        self, entries: list[PoolEntry], q: Query, qualifier: list[tuple[str, float]] | None
     ) -> list[Hit]:
         self._compiled_extra(entries)
         scored = []
@@ -271,7 +276,7 @@ class Ranking:
                 scored.append((sc, e))
         return self._top(scored)
 
-    def _top(self, scored: list[tuple[Scored, _Entry]]) -> list[Hit]:
+    def _top(self, scored: list[tuple[Scored, PoolEntry]]) -> list[Hit]:
         # Ties break on what the user sees: the longer definition (of two same-named
         # classes, the substantial one: java.util.Map.Entry over KeyStore.Entry),
         # then path, line and the definition itself; never on row ids, which
@@ -308,7 +313,7 @@ class Ranking:
                 del fid
                 hits.append(
                     Hit(
-                        root=self.s._roots.get(rid, ""),
+                        root=self.s.roots.get(rid, ""),
                         path=path,
                         line=1,
                         end_line=None,
@@ -316,7 +321,7 @@ class Ranking:
                         qualified=path,
                         kind="file",
                         language=lang or "",
-                        repository=self.s._idents.get(rid, ""),
+                        repository=self.s.idents.get(rid, ""),
                         score=Score.of(parts),
                         layer="path",
                     )
@@ -334,7 +339,8 @@ class Ranking:
         )
 
 
-def _quality(m: NameMatch) -> float:
+def match_quality(m: NameMatch) -> float:
+    """How good a name match is (its parts' sum): a pool keeps each row's best."""
     return sum(v for _, v in m.parts)
 
 
