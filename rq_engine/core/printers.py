@@ -111,11 +111,6 @@ def printer_for(*, json: bool = False, ndjson: bool = False, print0: bool = Fals
     return PlainPrinter()
 
 
-def wants_records(*, json: bool = False, ndjson: bool = False) -> bool:
-    """Whether the printer reads the JSON records (the plain ones read only lines)."""
-    return json or ndjson
-
-
 __all__ = [
     "JsonPrinter",
     "NdjsonPrinter",
@@ -124,5 +119,4 @@ __all__ = [
     "Printer",
     "RecordPrinter",
     "printer_for",
-    "wants_records",
 ]
