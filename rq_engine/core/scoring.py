@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rq_engine.core.paths import TEST_DIRS, TS_DECLARATION_SUFFIXES
 from rq_engine.core.query import JOINERS, SCOPE_SEPARATORS, Query, fold
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
@@ -736,7 +737,6 @@ def _underscored(name: str) -> bool:
     return not (name.startswith("__") and name.endswith("__"))
 
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "testdata"})
 _GENERATED_DIRS = frozenset(
     {"dist", "build", "out", "vendor", "node_modules", "third_party", "_build", "target"}
 )
@@ -764,12 +764,12 @@ def path_features(
     lower_dirs = [d.lower() for d in dirs]
     if (
         any(d in _GENERATED_DIRS for d in lower_dirs)
-        or base.endswith((".d.ts", ".d.mts", ".d.cts", ".min.js"))
+        or base.endswith((*TS_DECLARATION_SUFFIXES, ".min.js"))
         or ".bundle." in base
     ):
         out.append(("path_generated", WEIGHTS["path_generated"]))
     elif (
-        any(d in _TEST_DIRS for d in lower_dirs)
+        any(d in TEST_DIRS for d in lower_dirs)
         or _TEST_FILE.search(base.lower())
         or _TEST_CLASS_FILE.search(base)
     ):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
 from rq_engine.core.query import Query
 from rq_engine.core.scoring import (
     WEIGHTS,
@@ -153,7 +154,7 @@ class PoolRanking:
             if p in self._compiled or not p.endswith(_JS_EXTS):
                 continue
             stem = p.rsplit(".", 1)[0]
-            for ext in (".d.ts", ".d.cts", ".d.mts"):
+            for ext in TS_DECLARATION_SUFFIXES:
                 todo.setdefault(e.row.repository_id, {}).setdefault(stem + ext, []).append(p)
             self._compiled[p] = False
         for rid, decl in todo.items():

@@ -19,6 +19,7 @@ import math
 from array import array
 from collections.abc import Mapping, Sequence
 
+from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
 from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Graph
@@ -449,7 +450,6 @@ def query_weights(q: TextQuery, joined: float) -> dict[str, float]:
 
 
 _TS_SOURCE = (".ts", ".tsx", ".mts", ".cts")
-_TS_DECL = (".d.ts", ".d.mts", ".d.cts")
 _JS = (".js", ".jsx", ".mjs", ".cjs")
 
 
@@ -458,7 +458,7 @@ def twin_family(path: str) -> tuple[str, str, bool] | None:
     """(family, stem, is_derived) of a file that can have a source twin, else None."""
     base = path.rsplit("/", 1)[-1]
     low = base.casefold()
-    for ext in _TS_DECL:
+    for ext in TS_DECLARATION_SUFFIXES:
         if low.endswith(ext):
             return ("ts", base[: -len(ext)], True)
     for ext in _TS_SOURCE:

@@ -13,6 +13,7 @@ import heapq
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from rq_engine.core.paths import TEST_DIRS
 from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Node
@@ -55,10 +56,9 @@ for _kind, _words in lexical.KIND_TERMS.items():
     for _w in _words:
         KIND_WORDS[_w] = KIND_WORDS.get(_w, frozenset()) | {_kind}
 
-# Directory names and file-name shapes of test code. A described definition is
-# almost never a test's (the judged queries name tests as the competition), so
-# test code takes a prior unless the query itself speaks of tests.
-TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "testdata"})
+# File-name shapes of test code (its directories: core/paths.TEST_DIRS). A described
+# definition is almost never a test's (the judged queries name tests as the
+# competition), so test code takes a prior unless the query itself speaks of tests.
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})
 _TEST_FILE = re.compile(
     r"(^test_|_test$|_tests$|_spec$|\.test$|\.spec$|^test$|^tests$|Tests?$|Spec$)"
