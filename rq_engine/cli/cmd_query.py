@@ -46,9 +46,8 @@ _BOLD, _DIM, _CYAN, _MAG, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[35m",
 
 
 def run(ns: argparse.Namespace) -> int:
-    import sqlite3
-
     from rq_engine.core.cancel import CancelToken
+    from rq_engine.core.sqlite import sqlite3
     from rq_engine.search.service import QueryService, Wait
 
     query: str = ns.query

@@ -7,10 +7,12 @@ are all scope separators.
 
 from __future__ import annotations
 
-import re
-
 from rq_engine.core.errors import UsageError
 from rq_engine.core.record import Record
+
+TYPE_CHECKING = False  # (typing and re stay off the hot path)
+if TYPE_CHECKING:
+    import re
 
 #: the longest query any face accepts, in characters (after the ends' whitespace):
 #: names run to ~64, a pasted path to a few hundred. Retrieval is bounded for every
@@ -22,9 +24,10 @@ MAX_QUERY_CHARS = 1024
 JOINERS = "_-."
 _JOINER_TABLE = str.maketrans("", "", JOINERS)
 # The scope separators of every language rq reads, in a query and in a stored parent
-# chain (core/scoring splits parents with it): `::` first so `Foo::Bar` is one
-# separator, not two empty scopes; `\` is PHP's (`Illuminate\Support\Collection`).
-SCOPE_SEPARATORS = re.compile(r"::|#|\.|\\")
+# chain (core/scoring splits parents with split_scope): `::` is one separator, not
+# two empty scopes, and a lone `:` none; `\` is PHP's (`Illuminate\Support\Collection`).
+SCOPE_SEPARATORS = ("::", "#", ".", "\\")
+_ONE_CHAR_SEPARATORS = "".join(s for s in SCOPE_SEPARATORS if len(s) == 1)
 # File extensions that make a dotted query a file name, not `Scope.member`: every
 # extension a plugin reads (a test holds this to lang/registry's list; core cannot
 # import it) and a few common others.
@@ -33,6 +36,34 @@ PATH_EXTENSIONS = frozenset(
     " .c .h .cc .cpp .cxx .c++ .hpp .hh .hxx .java .php"
     " .kt .swift .scm .md .toml .json .yaml .yml".split()
 )
+
+
+def split_scope(text: str) -> tuple[list[str], list[str]]:
+    """`text` cut at its scope separators, left to right: (the pieces, the separators
+    between them). `a::b.c` → (["a", "b", "c"], ["::", "."]); `a:::b` → (["a", ":b"],
+    ["::"]). Written out rather than a regular expression: `re` (with `enum`) costs
+    `rq -q` ~3 ms to import, and most names have no separator at all."""
+    if ":" not in text and not any(c in text for c in _ONE_CHAR_SEPARATORS):
+        return [text], []
+    parts: list[str] = []
+    seps: list[str] = []
+    start = i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c in _ONE_CHAR_SEPARATORS:
+            step = 1
+        elif c == ":" and text.startswith("::", i):
+            step = 2
+        else:
+            i += 1
+            continue
+        parts.append(text[start:i])
+        seps.append(text[i : i + step])
+        i += step
+        start = i
+    parts.append(text[start:])
+    return parts, seps
 
 
 def fold(text: str) -> str:
@@ -107,7 +138,9 @@ def as_text(text: str) -> str:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
-        return re.sub("[\ud800-\udfff]", _surrogate_letter, text)  # (rare: compiled here)
+        import re  # (rare: imported and compiled here)
+
+        return re.sub("[\ud800-\udfff]", _surrogate_letter, text)
 
 
 def _surrogate_letter(m: re.Match[str]) -> str:
@@ -130,7 +163,7 @@ def check_query(text: str) -> str:
 # `struct file`, `enum pid_type`, `class Foo`: a definition asked for the way its
 # language writes it. The keyword is no part of any name; it names the kind
 # (scoring.kind_word_feature).
-# (compiled by re's own cache on the first query with a space: most have none)
+# (re imported and the pattern compiled on the first query with a space: most have none)
 _KIND_WORD = r"(struct|union|enum|class|interface|trait)\s+(?=[A-Za-z_$\\])"
 
 
@@ -157,15 +190,18 @@ def parse(text: str) -> Query:
     raw = as_text(text.strip()[:MAX_QUERY_CHARS].rstrip())
     if not raw:
         return Query(raw="", leaf="")
-    word = re.match(_KIND_WORD, raw) if " " in raw or "\t" in raw else None
+    word = None
+    if " " in raw or "\t" in raw:
+        import re
+
+        word = re.match(_KIND_WORD, raw)
     if word is not None and " " not in raw[word.end() :]:
         q = parse(raw[word.end() :])
         q.kind = word.group(1)
         return q
     if looks_like_path(raw):
         return Query(raw=raw, leaf=raw, looks_like_path=True)
-    parts = SCOPE_SEPARATORS.split(raw)
-    seps = SCOPE_SEPARATORS.findall(raw)
+    parts, seps = split_scope(raw)
     # Leading separators (`.foo`, `::Foo` = root scope) and trailing ones (`Foo::`)
     # carry no scope: drop the empty pieces instead of matching empty names.
     pieces = [(p, seps[i - 1] if i else "") for i, p in enumerate(parts)]

@@ -13,11 +13,10 @@ proximity), and the feature functions here turn them into parts.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from rq_engine.core.paths import TEST_DIRS, TS_DECLARATION_SUFFIXES
-from rq_engine.core.query import JOINERS, SCOPE_SEPARATORS, Query, fold
+from rq_engine.core.paths import TEST_DIRS, TS_DECLARATION_SUFFIXES, is_test_file_name
+from rq_engine.core.query import JOINERS, Query, fold, split_scope
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
 
@@ -744,13 +743,6 @@ _SOURCE_ROOTS = frozenset({"", "src", "lib", "package", "packages"})
 _ENTRY_FILES = frozenset(
     {"__init__.py", "mod.rs", "lib.rs", "index.ts", "index.js", "index.tsx", "index.mjs"}
 )
-_TEST_FILE = re.compile(
-    r"(^test_.*\.py$|_test\.(py|go|rb)$|_spec\.rb$|\.(test|spec)\.[cm]?[jt]sx?$|^tests?\.py$"
-    # C and C++: `test_printf.c` (the kernel's lib/), `string_test.cc`, `foo_unittest.cc`
-    r"|^test_.*\.(c|cc|cpp|cxx)$|_(unit)?test\.(c|cc|cpp|cxx)$)"
-)
-# JUnit's and PHPUnit's `FooTest.java`, `FooTests.php`: case decides (`Latest.java` is none)
-_TEST_CLASS_FILE = re.compile(r"[a-z0-9]Tests?\.(java|php)$")
 
 
 @lru_cache(maxsize=8192)
@@ -768,11 +760,7 @@ def path_features(
         or ".bundle." in base
     ):
         out.append(("path_generated", WEIGHTS["path_generated"]))
-    elif (
-        any(d in TEST_DIRS for d in lower_dirs)
-        or _TEST_FILE.search(base.lower())
-        or _TEST_CLASS_FILE.search(base)
-    ):
+    elif any(d in TEST_DIRS for d in lower_dirs) or is_test_file_name(base):
         out.append(("path_test", WEIGHTS["path_test"]))
     stem = fold(base.split(".", 1)[0])
     nf = fold(name)
@@ -804,7 +792,7 @@ def scope_chain(parent: str | None) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def _chain(parent: str) -> tuple[str, ...]:
-    return tuple(p for p in SCOPE_SEPARATORS.split(parent) if p)
+    return tuple(p for p in split_scope(parent)[0] if p)
 
 
 @lru_cache(maxsize=8192)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import marshal
 import os
-import sqlite3
 from collections.abc import Iterable
 
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import gitstate
 
 DIRS = "dirs:"  # + checkout root -> marshal of {dir: mtime ns}: every directory git lists files in

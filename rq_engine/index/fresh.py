@@ -31,11 +31,11 @@ Stdlib, rq_engine.core, rq_engine.lang's registry data and rq_engine.store only.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 
 from rq_engine.core.env import env_ms
 from rq_engine.core.record import Record
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import gitstate
 from rq_engine.index.dirrecord import (
     DIRS,

@@ -9,8 +9,9 @@ noted as a held edit. Imports the indexer only when a file changed.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections import defaultdict
+
+from rq_engine.core.sqlite import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

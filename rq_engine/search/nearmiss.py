@@ -16,10 +16,10 @@ Imports the stdlib and rq_engine.search only.
 
 from __future__ import annotations
 
-import sqlite3
 from functools import lru_cache
 
 from rq_engine.core.scoring import TWO_EDITS_LEN
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.search.keys import (
     MAX_TWO_EDIT_LEN,
     is_letter_pair_variant,

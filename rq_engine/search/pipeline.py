@@ -18,7 +18,6 @@ hold is parsed live, and only then is a parser loaded).
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 
@@ -36,6 +35,7 @@ from rq_engine.core.scoring import (
     skeleton,
     typo_edits,
 )
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import branch
 from rq_engine.search import nearmiss as nm

@@ -9,11 +9,11 @@ the scorer decides. Imports the stdlib and rq_engine.core/search only.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 
 from rq_engine.core.record import Record
 from rq_engine.core.scoring import could_match
+from rq_engine.core.sqlite import sqlite3
 
 _TOP = "\U0010ffff"
 #: names a first-letter scan window reads at most (~3 ms of GLOB in C)

@@ -29,12 +29,12 @@ store and index/fresh (stdlib reads); the indexer only when something is indexed
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, current_branch, git_dir
 from rq_engine.core.query import parse
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.wait import Wait
 from rq_engine.index import fresh
 from rq_engine.search import validate

@@ -15,8 +15,7 @@ indexer only when a file changed.
 
 from __future__ import annotations
 
-import sqlite3
-
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.index.revalidate import refresh, stale_files
 from rq_engine.search.types import Hit
 

@@ -12,10 +12,10 @@ $RQ_CACHE has its own opener in rq_engine.text).
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from rq_engine import __version__
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.store import migrations
 from rq_engine.store.paths import home_problem, index_db_file
 

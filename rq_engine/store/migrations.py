@@ -10,10 +10,10 @@ tables may have columns renamed or meanings changed, so it is refused
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.store.txn import transaction
 
 Step = tuple[str, str | Callable[[sqlite3.Connection], None]]

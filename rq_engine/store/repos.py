@@ -8,9 +8,9 @@ hit on an indexed checkout costs one indexed SELECT and no config parse.
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from rq_engine.core.identity import checkout_for, git_root
+from rq_engine.core.sqlite import sqlite3
 
 
 def locate(

@@ -7,7 +7,7 @@ the writer module cost ~1-2 ms a process start).
 
 from __future__ import annotations
 
-import sqlite3
+from rq_engine.core.sqlite import sqlite3
 
 
 class transaction:  # noqa: N801 — used as a function: `with transaction(conn):`

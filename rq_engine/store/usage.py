@@ -8,10 +8,10 @@ never ranking input).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from rq_engine.core.record import Record
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.store.txn import transaction
 
 OUTCOMES = ("hit", "miss", "warming")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rq_engine.core.query import fold, looks_like_path, parse
+from rq_engine.core.query import fold, looks_like_path, parse, split_scope
 from rq_engine.lang import registry
 
 
@@ -109,3 +109,17 @@ def test_a_leading_definition_keyword_names_the_kind(
 ) -> None:
     q = parse(text)
     assert (q.leaf, q.scope, q.kind) == (leaf, scope, kind)
+
+
+def test_scope_splitting_is_the_separator_pattern_written_out() -> None:
+    # split_scope replaced re.split(r"::|#|\.|\\"): same pieces, same separators,
+    # on every mix of separators, lone colons and letters up to six long
+    import itertools
+    import re
+
+    pattern = re.compile(r"::|#|\.|\\")
+    alphabet = [":", "#", ".", "\\", "a", "Bc", "é"]
+    for n in range(7):
+        for chars in itertools.product(alphabet, repeat=n):
+            text = "".join(chars)
+            assert split_scope(text) == (pattern.split(text), pattern.findall(text)), text
