@@ -2,9 +2,10 @@
 declaration files, one home for the symbol scorer (core/scoring), the pool's
 compiled-twin rule (search/rank) and the text ranker (text/bm25, text/rerank).
 
-Each reader keeps its own predicate over these (the symbol scorer's test-file
-patterns and the text ranker's stem rules still differ; see issue #10), but a
-directory or suffix named here means the same thing to all of them. Stdlib only.
+The symbol scorer's test-file names live here too (is_test_file_name); the text
+ranker keeps its own stem rules over TEST_DIRS (text/rerank: they still differ,
+see issue #10), but a directory or suffix named here means the same thing to
+all of them. Stdlib only, and no `re`: the scorer runs on the `rq -q` hot path.
 """
 
 from __future__ import annotations

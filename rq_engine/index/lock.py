@@ -17,10 +17,10 @@ Stdlib + rq_engine.index.owner + rq_engine.store only.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import owner
 from rq_engine.index.owner import Owner
 from rq_engine.store.txn import transaction, writable

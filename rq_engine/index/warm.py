@@ -14,7 +14,6 @@ hands off pays a posix_spawn (~1 ms), not an import of the parse path.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from collections.abc import Callable
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.env import env_ms
 from rq_engine.core.identity import Checkout
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import dirrecord, fresh, gitstate, lock, owner
 
 TYPE_CHECKING = False

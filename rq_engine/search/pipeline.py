@@ -38,7 +38,6 @@ from rq_engine.core.scoring import (
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import branch
-from rq_engine.search import nearmiss as nm
 from rq_engine.search import retrieval as rt
 from rq_engine.search.rank import (
     EXACT_ROWS,
@@ -50,7 +49,6 @@ from rq_engine.search.rank import (
     project_name,
 )
 from rq_engine.search.retrieval import Row
-from rq_engine.search.substring import fts_substring
 from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
 from rq_engine.store.repos import locate
 
@@ -348,6 +346,9 @@ class _Run(PoolRanking):
                 self._add(row, m, layer)
 
     def _layer_fuzzy(self, literal: int) -> None:
+        # (imported here: an exact hit, the common `rq -q`, never gets this far)
+        from rq_engine.search.substring import fts_substring
+
         q, conn = self.q, self.s.conn
         leaf, qf = q.leaf, q.leaf_fold
         if len(qf) < 2 or len(qf) > MAX_FUZZY_LEAF:
@@ -416,6 +417,8 @@ class _Run(PoolRanking):
         q = self.q
         if not typo_edits(len(q.leaf_fold)):
             return
+        from rq_engine.search import nearmiss as nm  # (imported here, as in _layer_fuzzy)
+
         for rid in self.s.repo_ids:
             self._check()
             names = nm.names_typo(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
