@@ -1,6 +1,6 @@
 """The additive score every face renders: a total and the named parts it sums.
 
-Built by core/scoring.py, carried by search's Hit; here, below both. Stdlib only.
+Built by core/scoring, carried by search's Hit; here, below both. Stdlib only.
 """
 
 from __future__ import annotations

@@ -29,11 +29,13 @@ from rq_engine.core.scoring import (
     WEIGHTS,
     NameMatch,
     Scored,
+    constructor_feature,
     match_exact_prefix,
     match_fuzzy,
     match_typo,
     skeleton,
     typo_edits,
+    via_package_feature,
 )
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
@@ -315,7 +317,7 @@ class _Run(PoolRanking):
             named = ctor == row.name
         if named:
             m = match_exact_prefix(row.name, row.name)
-            self._add(row, m, "exact", [("constructor", 0.0)])
+            self._add(row, m, "exact", constructor_feature())
 
     def _fetch_names(
         self,
@@ -410,7 +412,7 @@ class _Run(PoolRanking):
                 if m is None or not m.positions or m.positions[0] != 0:
                     continue
                 pos = tuple(p - off for p in m.positions if p >= off)
-                parts = (*m.parts, ("via_package", WEIGHTS["via_package"]))
+                parts = (*m.parts, *via_package_feature())
                 self._add(row, NameMatch(m.kind, parts, pos, m.evidence), "fuzzy")
 
     def _layer_typo(self) -> None:

@@ -12,14 +12,19 @@ import time
 from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
 from rq_engine.core.query import Query
 from rq_engine.core.scoring import (
-    WEIGHTS,
     Boosts,
     Candidate,
     NameMatch,
     Scored,
+    compiled_copy_feature,
+    constructor_owner_feature,
     match_exact_prefix,
+    path_query_features,
     qualifier_feature,
+    scope_file_feature,
+    scope_unmatched_feature,
     score,
+    wildcard_feature,
 )
 from rq_engine.search import retrieval as rt
 from rq_engine.search.retrieval import Row
@@ -83,7 +88,7 @@ class PoolRanking:
                 for row in rt.symbols_named(self.s.conn, rid, lowers, PREFIX_ROWS):
                     m = match_exact_prefix(row.name, row.name)
                     if m is not None:
-                        wild.append(PoolEntry(row, m, "fuzzy", [("wildcard", WEIGHTS["wildcard"])]))
+                        wild.append(PoolEntry(row, m, "fuzzy", wildcard_feature()))
             if wild:
                 return self._rank_entries(wild, q.unscoped(), None)
         # the scoped fetch read only rows the scope could answer; the typo retry
@@ -113,11 +118,7 @@ class PoolRanking:
                 m = match_exact_prefix(owner, row.name)
                 if m is None or m.kind != "exact":
                     continue
-                entries.append(
-                    PoolEntry(
-                        row, m, "exact", [("constructor_owner", WEIGHTS["constructor_owner"])]
-                    )
-                )
+                entries.append(PoolEntry(row, m, "exact", constructor_owner_feature()))
         oq = Query(raw=q.raw, leaf=owner)
         return self._rank_entries(entries, oq, [])
 
@@ -141,7 +142,7 @@ class PoolRanking:
         if in_file:
             # the scope is declared in this file: evidence on its own (an inherited
             # member of a base class beside it) and on top of a parent match
-            qual = [*(qual or []), ("scope_file", WEIGHTS["scope_file"])]
+            qual = [*(qual or []), *scope_file_feature()]
         return qual
 
     def _compiled_extra(self, entries: list[PoolEntry]) -> None:
@@ -193,7 +194,7 @@ class PoolRanking:
 
     def _extra(self, e: PoolEntry) -> list[tuple[str, float]]:
         if self._compiled.get(e.row.path):
-            return [*e.extra, ("path_compiled", WEIGHTS["path_generated"])]
+            return [*e.extra, *compiled_copy_feature(True)]
         return e.extra
 
     def _ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
@@ -246,7 +247,7 @@ class PoolRanking:
     def _ranked_fallback(self) -> list[Hit]:
         scored = []
         for e in self.pool.values():
-            extra = [*self._extra(e), ("scope_unmatched", WEIGHTS["scope_unmatched"])]
+            extra = [*self._extra(e), *scope_unmatched_feature()]
             sc = score(
                 self.q,
                 self._cand(e.row),
@@ -303,14 +304,7 @@ class PoolRanking:
         for rid in self.s.repo_ids:
             for fid, path, lang in rt.files_matching(self.s.conn, rid, text, 200):
                 base = path.rsplit("/", 1)[-1]
-                parts: list[tuple[str, float]] = []
-                if path.lower().endswith(text.lower()):
-                    parts.append(
-                        ("path", 900.0 if base.lower() == text.lower() or "/" in text else 700.0)
-                    )
-                else:
-                    parts.append(("path", 500.0))
-                parts.append(("length", round(100.0 * len(text) / max(len(path), 1), 1)))
+                parts = path_query_features(path, text)
                 del fid
                 hits.append(
                     Hit(

@@ -9,7 +9,16 @@ from rq_engine.core.scoring import KIND_WEIGHTS, WEIGHTS
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "scoring.md").read_text(encoding="utf-8")
 # weights shown under the feature name their part carries
-SHOWN_AS = {"private": "visibility", "nesting_cap": "nesting", "path_depth_cap": "path_depth"}
+SHOWN_AS = {
+    "private": "visibility",
+    "nesting_cap": "nesting",
+    "path_depth_cap": "path_depth",
+    # a path query's file layer: its parts are `path` and `length`
+    "path_query_file": "path",
+    "path_query_suffix": "path",
+    "path_query_within": "path",
+    "path_query_length": "length",
+}
 
 
 def shows(line: str, number: str) -> bool:

@@ -1,0 +1,177 @@
+"""The pure scorer: named features adding into a Score, plus the name matchers behind them.
+
+`score(query, candidate)` is a function of its arguments only (no clock, no
+git, no I/O), so `--explain`, the picker and MCP show exactly why a result
+ranked where it did. Stdlib only; must not import sqlite3, the store or any
+face.
+
+The package: weights.py holds every number (docs/scoring.md explains each),
+matching.py the word splitting and the name matchers, features.py every named
+feature (the pool-level ones the search layer decides included), and this
+module `score`, which sums them. Everything public is importable from here.
+
+Dynamic signals belong to the search layer, which owns the clock, the branch
+state, the anchor and the repositories searched: it passes them in one `Boosts`
+value per candidate (recency, the current repository, branch, enclosing and
+proximity), and the feature functions turn them into parts.
+"""
+
+from __future__ import annotations
+
+from rq_engine.core.query import Query
+from rq_engine.core.record import Record
+from rq_engine.core.score import Score
+from rq_engine.core.scoring.features import (
+    Boosts,
+    Candidate,
+    boost_features,
+    branch_feature,
+    case_feature,
+    compiled_copy_feature,
+    constructor_feature,
+    constructor_owner_feature,
+    dir_steps,
+    enclosing_feature,
+    kind_feature,
+    kind_word_feature,
+    nesting_feature,
+    path_features,
+    path_query_features,
+    proximity_feature,
+    qualifier_feature,
+    recency_feature,
+    scope_chain,
+    scope_file_feature,
+    scope_unmatched_feature,
+    shared_scope,
+    via_package_feature,
+    visibility_feature,
+    wildcard_feature,
+)
+from rq_engine.core.scoring.matching import (
+    MAX_FUZZY_LEAF,
+    VOWELS,
+    NameMatch,
+    could_match,
+    edit_distance,
+    initials,
+    match_exact_prefix,
+    match_fuzzy,
+    match_name,
+    match_typo,
+    skeleton,
+    tokens,
+    word_starts,
+)
+from rq_engine.core.scoring.weights import (
+    KIND_WEIGHTS,
+    MIN_TYPO_LEN,
+    PROXIMITY_MIN,
+    RECENCY_HALF_LIFE_DAYS,
+    TWO_EDITS_LEN,
+    WEIGHTS,
+    typo_edits,
+)
+
+
+class Scored(Record):
+    __slots__ = ("score", "match")
+    score: Score
+    match: NameMatch
+
+    def __init__(self, score: Score, match: NameMatch) -> None:
+        self.score = score
+        self.match = match
+
+
+def score(
+    query: Query,
+    cand: Candidate,
+    *,
+    match: NameMatch | None = None,
+    qualifier: list[tuple[str, float]] | None = None,
+    extra: list[tuple[str, float]] | None = None,
+    boosts: Boosts | None = None,
+) -> Scored | None:
+    """Score one candidate: the sum of every feature's parts. None if it cannot match.
+
+    `match` may be passed when the caller already matched the name (the pipeline
+    matches each distinct name once); `qualifier` likewise, when the pipeline
+    decided the scope (fallbacks, `scope_file`). `extra` carries parts decided
+    outside the candidate (constructor, scope fallback). `boosts` carries the
+    context signals the search layer computed (recency, current repository,
+    branch, enclosing, proximity).
+    """
+    if match is None:
+        match = match_name(query.leaf, cand.name)
+        if match is None:
+            return None
+    if qualifier is None:
+        qualifier = qualifier_feature(query.scope, cand.parent, cand.path)
+        if qualifier is None:
+            return None
+    parts: list[tuple[str, float]] = list(match.parts)
+    parts += case_feature(query, cand.name, match)
+    parts += kind_feature(cand.kind)
+    parts += kind_word_feature(query, cand.kind)
+    parts += visibility_feature(cand.visibility, cand.name)
+    parts += qualifier
+    chain = scope_chain(cand.parent)
+    parts += nesting_feature(len(chain))
+    parts += path_features(cand.path, cand.name, cand.project, chain[-1] if chain else "")
+    if extra:
+        parts += extra
+    if boosts is not None:
+        parts += boost_features(boosts)
+    return Scored(Score.of(parts), match)
+
+
+__all__ = [
+    "boost_features",
+    "Boosts",
+    "branch_feature",
+    "Candidate",
+    "case_feature",
+    "compiled_copy_feature",
+    "constructor_feature",
+    "constructor_owner_feature",
+    "could_match",
+    "dir_steps",
+    "edit_distance",
+    "enclosing_feature",
+    "initials",
+    "kind_feature",
+    "KIND_WEIGHTS",
+    "kind_word_feature",
+    "match_exact_prefix",
+    "match_fuzzy",
+    "match_name",
+    "match_typo",
+    "MAX_FUZZY_LEAF",
+    "MIN_TYPO_LEN",
+    "NameMatch",
+    "nesting_feature",
+    "path_features",
+    "path_query_features",
+    "proximity_feature",
+    "PROXIMITY_MIN",
+    "qualifier_feature",
+    "recency_feature",
+    "RECENCY_HALF_LIFE_DAYS",
+    "scope_chain",
+    "scope_file_feature",
+    "scope_unmatched_feature",
+    "score",
+    "Scored",
+    "shared_scope",
+    "skeleton",
+    "tokens",
+    "TWO_EDITS_LEN",
+    "typo_edits",
+    "via_package_feature",
+    "visibility_feature",
+    "VOWELS",
+    "WEIGHTS",
+    "wildcard_feature",
+    "word_starts",
+]

@@ -1,0 +1,488 @@
+"""Matching a query leaf against a name: word splitting, the consonant skeleton and
+initials, the exact/prefix, in-order (abbreviation, subsequence) and near-miss
+matchers, and the edit distance behind them. Stdlib only (the `rq -q` hot path).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rq_engine.core.query import JOINERS, fold
+from rq_engine.core.record import Record
+from rq_engine.core.scoring.weights import MAX_EDITS, WEIGHTS, typo_edits
+
+JOINER_SET = frozenset(JOINERS)
+_MAX_NAME = 128  # longer names are scored on their first 128 characters
+#: a leaf whose folded form is longer matches no name in order (match_fuzzy aligns it
+#: within a name's first _MAX_NAME characters) nor as a near miss: the pipeline skips
+#: its fuzzy layers, whose work otherwise grows with the query's length
+MAX_FUZZY_LEAF = _MAX_NAME
+
+
+class NameMatch(Record):
+    """How a query leaf matched a name: class, quality parts, highlighted letters.
+
+    `evidence` is the number of query letters the match earned credit for (word
+    starts and contiguous runs after the first word start; D15), the measure a
+    near miss must reach to join (D14).
+    """
+
+    __slots__ = ("kind", "parts", "positions", "evidence", "edits")
+    kind: str  # exact | prefix | abbrev | subseq | typo
+    parts: tuple[tuple[str, float], ...]
+    positions: tuple[int, ...]
+    evidence: int
+    edits: int
+
+    def __init__(
+        self,
+        kind: str,
+        parts: tuple[tuple[str, float], ...],
+        positions: tuple[int, ...],
+        evidence: int,
+        edits: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.parts = parts
+        self.positions = positions
+        self.evidence = evidence
+        self.edits = edits
+
+
+# --------------------------------------------------------------------------- words
+
+
+@lru_cache(maxsize=8192)
+def word_starts(name: str) -> list[bool]:
+    """Where words begin: after a joiner or symbol, at camel humps, at digit runs.
+
+    `RefundProcessor` and `refund_processor` both start words at r and p;
+    `HTTPServer` starts words at H and S; `$ZodObject` at Z and O.
+    """
+    n = len(name)
+    out = [False] * n
+    prev = ""
+    for i, ch in enumerate(name):
+        if ch.isalnum():
+            if not prev or not prev.isalnum():
+                out[i] = True
+            elif ch.isupper() and (prev.islower() or prev.isdigit()):
+                out[i] = True
+            elif (
+                ch.isupper() and prev.isupper() and i + 1 < n and name[i + 1].islower()
+            ):  # the S of HTTPServer
+                out[i] = True
+            elif ch.isdigit() and not prev.isdigit():
+                out[i] = True
+        prev = ch
+    return out
+
+
+def tokens(name: str) -> list[str]:
+    """The lower-cased words of a name (`RefundProcessor` → [refund, processor])."""
+    starts = word_starts(name)
+    words: list[str] = []
+    cur = ""
+    for ch, st in zip(name, starts, strict=True):
+        if not ch.isalnum():
+            if cur:
+                words.append(cur)
+            cur = ""
+            continue
+        if st and cur:
+            words.append(cur)
+            cur = ""
+        cur += ch.lower()
+    if cur:
+        words.append(cur)
+    return words
+
+
+def initials(name: str) -> str:
+    """First letters of the words: `HashWithIndifferentAccess` → `hwia`."""
+    return "".join(t[0] for t in tokens(name))
+
+
+#: the letters a consonant skeleton drops (core/namekeys' ASCII path reads them too)
+VOWELS = "aeiouy"
+_VOWELS = str.maketrans("", "", VOWELS)
+
+
+def skeleton(text: str) -> str:
+    """The consonant skeleton of a folded name, first letter kept: `migration` → `mgrtn`.
+
+    Dropped-vowel queries and vowel typos (`ForiegnKey`) share it with their name.
+    """
+    f = fold(text)
+    return f[:1] + f[1:].translate(_VOWELS) if f else ""
+
+
+def could_match(name: str, query_fold: str) -> bool:
+    """Necessary condition for an in-order match: the folded query is a subsequence
+    of the folded name. Registered as a SQLite function to drop rows before decoding."""
+    if not query_fold:
+        return False
+    low = name.lower()
+    pos = 0
+    for ch in query_fold:
+        pos = low.find(ch, pos) + 1
+        if pos == 0:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- matchers
+
+
+@lru_cache(maxsize=8192)
+def fold_positions(name: str) -> tuple[str, list[int]]:
+    """The folded name and, for each folded letter, its index in `name` (cached:
+    the picker re-matches the same names on every keystroke; callers never mutate)."""
+    name = name[:_MAX_NAME]
+    if name.isascii() and not any(j in name for j in JOINERS):
+        return name.lower(), list(range(len(name)))  # the common case, ~20x faster
+    chars: list[str] = []
+    idx: list[int] = []
+    for i, ch in enumerate(name[:_MAX_NAME]):
+        if ch in JOINER_SET:
+            continue
+        chars.append(ch.lower())
+        idx.append(i)
+    return "".join(chars), idx
+
+
+def match_exact_prefix(leaf: str, name: str) -> NameMatch | None:
+    """Exact or prefix, literally or with joiners left out/added (50 behind, D19).
+
+    Only `_ - .` may differ: `save` is a prefix of `save!`, not an exact match.
+    """
+    ql, nl = leaf.lower(), name.lower()
+    if ql == nl:
+        return NameMatch("exact", (("exact", WEIGHTS["exact"]),), tuple(range(len(name))), len(ql))
+    qf = fold(leaf)
+    nf, idx = fold_positions(name)
+    if qf and qf == nf:
+        return NameMatch(
+            "exact",
+            (("exact", WEIGHTS["exact"]), ("separators", WEIGHTS["separators"])),
+            tuple(idx),
+            len(qf),
+        )
+    if nl.startswith(ql) and ql:
+        return NameMatch(
+            "prefix",
+            (("prefix", WEIGHTS["prefix"]), ("completion", _completion(len(ql), len(nl)))),
+            tuple(range(len(ql))),
+            len(ql),
+        )
+    if qf and nf.startswith(qf):
+        return NameMatch(
+            "prefix",
+            (
+                ("prefix", WEIGHTS["prefix"]),
+                ("completion", _completion(len(qf), len(nf))),
+                ("separators", WEIGHTS["separators"]),
+            ),
+            tuple(idx[: len(qf)]),
+            len(qf),
+        )
+    return None
+
+
+def _completion(typed: int, total: int) -> float:
+    return round(WEIGHTS["completion"] * typed / max(total, 1), 1)
+
+
+def _align(
+    q: str,
+    low: str,
+    starts: list[bool],
+    hump_ok: list[list[bool]] | None = None,
+    soft: list[bool] | None = None,
+) -> tuple[float, list[int]] | None:
+    """Best in-order alignment of `q` in `low` (both folded): (gain, positions).
+
+    Gains per letter: 10 at a word start, 8 continuing a run begun at a word
+    start, 4 continuing a run begun mid-word, 2 scattered; 0 for any letter
+    matched before the alignment reaches its first word start (D15). After
+    that, a letter that is neither a word start nor next to the previous one
+    must lie in the same word as it: `APIView` does not match
+    `AboutTemplateAttributeView` through the p of Template. The one way into a
+    word past its start is `soft`: the first consonant of a word that starts
+    with vowels, as a consonant skeleton spells it (`lstnndsrv`: the n of And),
+    at 4 like a run begun mid-word. Memoised search over (query index, last
+    position, credited?), trying at each step the contiguous letter, the next
+    word-start occurrence, the first occurrence and the next soft start:
+    O(len(q) × len(low)) states at most.
+    """
+    m, n = len(q), len(low)
+    # state: 0 = no word start reached yet, 1 = in a run begun at a word start,
+    # 2 = in a run begun mid-word
+    memo: dict[tuple[int, int, int], tuple[float, tuple[int, ...]] | None] = {}
+    word_of: list[int] = []
+    w = 0
+    for st0 in starts:
+        w += st0
+        word_of.append(w)
+
+    def best(i: int, p: int, st: int) -> tuple[float, tuple[int, ...]] | None:
+        if i == m:
+            return 0.0, ()
+        key = (i, p, st)
+        if key in memo:
+            return memo[key]
+        ch = q[i]
+        opts: list[int] = []
+        if p + 1 < n and low[p + 1] == ch:
+            opts.append(p + 1)
+        k = low.find(ch, p + 1)
+        if k >= 0 and k not in opts:
+            opts.append(k)
+        while k >= 0 and not starts[k]:
+            k = low.find(ch, k + 1)
+        if k >= 0 and k not in opts:
+            opts.append(k)
+        if st and soft:
+            # the first consonant of a later word that starts with vowels
+            k = low.find(ch, p + 1)
+            while k >= 0 and not soft[k]:
+                k = low.find(ch, k + 1)
+            if k >= 0 and k not in opts:
+                opts.append(k)
+        out: tuple[float, tuple[int, ...]] | None = None
+        for k in opts:
+            if m - i - 1 > n - k - 1:
+                continue
+            if starts[k] and (hump_ok is None or hump_ok[i][k]):
+                gain, nst = 10.0, 1
+            elif st == 0:
+                gain, nst = 0.0, 0
+            elif k == p + 1:
+                gain, nst = (8.0 if st == 1 else 4.0), st
+            elif word_of[k] != word_of[p]:
+                if not soft or not soft[k]:
+                    continue  # an orphan: a letter inside a word whose start was skipped
+                # a consonant skeleton drops a word's leading vowels: `lstnndsrv`
+                # enters ListenAndServe's `And` at its n (a run begun mid-word)
+                gain, nst = 4.0, 2
+            else:
+                gain, nst = 2.0, 2
+            rest = best(i + 1, k, nst)
+            if rest is None:
+                continue
+            total = gain + rest[0]
+            if out is None or total > out[0]:
+                out = (total, (k, *rest[1]))
+        memo[key] = out
+        return out
+
+    r = best(0, -1, 0)
+    return None if r is None else (r[0], list(r[1]))
+
+
+_VOWEL_SET = frozenset(VOWELS)
+
+
+@lru_cache(maxsize=8192)
+def _soft_starts(name: str) -> list[bool]:
+    """Where a consonant skeleton enters a word that starts with vowels: its first
+    consonant (`n` of `and`, `x` of `executor`), after the name's first word only
+    (a skeleton keeps its first letter). Indexes the folded name; empty when the
+    name has no such word (cached; callers never mutate)."""
+    low, idx = fold_positions(name)
+    starts_all = word_starts(name)
+    starts = [starts_all[i] for i in idx]
+    out: list[bool] = []
+    for j in range(1, len(low)):
+        if not starts[j] or low[j] not in _VOWEL_SET:
+            continue
+        k = j
+        while k < len(low) and not (k > j and starts[k]) and low[k] in _VOWEL_SET:
+            k += 1
+        if k < len(low) and not starts[k] and low[k].isalnum():
+            if not out:
+                out = [False] * len(low)
+            out[k] = True
+    return out
+
+
+def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
+    """Camel-hump abbreviation (every run starts a word) or subsequence, in order."""
+    q = fold(leaf)
+    if len(q) < 2 or not could_match(name, q):
+        return None
+    low, idx = fold_positions(name)
+    starts_all = word_starts(name)
+    starts = [starts_all[i] for i in idx]
+    # A query with uppercase says where its words start: its lower-case letters
+    # do not claim camel humps (`Contxet` is not concurrentTxExecTest).
+    typed = [ch for ch in leaf if ch not in JOINER_SET]
+    hump_ok: list[list[bool]] | None = None
+    if any(ch.isupper() for ch in typed):
+        # (two rows, shared: a lower-case letter's, and every other letter's)
+        lower_row = [k == 0 or not name[i].isupper() for k, i in enumerate(idx)]
+        any_row = [True] * len(low)
+        hump_ok = [lower_row if ch.islower() else any_row for ch in typed]
+    r = _align(q, low, starts, hump_ok, _soft_starts(name) or None)
+    if r is None:
+        return None
+    gain, pos = r
+    if gain <= 0:
+        return None
+    if _skipped_words(pos, starts, low):
+        return None  # `ParseJSON` is not ParseGodepsJSON: a match may not skip a word
+    eff = [starts[k] and (hump_ok is None or hump_ok[j][k]) for j, k in enumerate(pos)]
+    evidence, abbrev = _runs(pos, eff)
+    cls = "abbrev" if abbrev else "subseq"
+    max_gain = 10.0 + 8.0 * (len(q) - 1)
+    parts: list[tuple[str, float]] = [
+        (cls, WEIGHTS[cls]),
+        ("alignment", round(WEIGHTS["alignment"] * gain / max_gain, 1)),
+        ("coverage", round(WEIGHTS["coverage"] * len(q) / max(len(low), 1), 1)),
+    ]
+    if pos[0] != 0:
+        parts.append(("late_start", WEIGHTS["late_start"]))
+    parts += _joiner_parts(leaf, name)
+    return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def _joiner_parts(leaf: str, name: str) -> list[tuple[str, float]]:
+    """D19 for fuzzy and near-miss matches: a joiner the user typed that the name
+    lacks costs what a left-out one costs an exact match (`belogns_to` prefers
+    `belongs_to` to `BelongsTo`)."""
+    typed = {ch for ch in leaf if ch in JOINER_SET}
+    if typed and not typed <= set(name):
+        return [("separators", WEIGHTS["separators"])]
+    return []
+
+
+def _skipped_words(pos: list[int], starts: list[bool], low: str = "") -> int:
+    """Words between the first and the last matched letter that no letter matched:
+    `dtclass` in `do_test_trashcan_python_class` skips two. A word of vowels only
+    (`a`, `I`, `io`) is no skip: a consonant skeleton has no letter for it."""
+    hit: set[int] = set()
+    word = -1
+    word_of: list[int] = []
+    for st in starts:
+        word += st
+        word_of.append(word)
+    for k in pos:
+        hit.add(word_of[k])
+    missed = [w for w in range(word_of[pos[0]], word_of[pos[-1]] + 1) if w not in hit]
+    if missed and low:
+        missed = [
+            w
+            for w in missed
+            if any(ch not in _VOWEL_SET for k, ch in enumerate(low) if word_of[k] == w)
+        ]
+    return len(missed)
+
+
+def _runs(pos: list[int], at_start: list[bool]) -> tuple[int, bool]:
+    """(evidence, abbreviation?) of an alignment; `at_start[j]`: letter j claimed a word start.
+
+    A run is a stretch of consecutive matched letters. Evidence counts the
+    letters of runs that begin at a word start; scattered mid-word letters earn
+    none. The match is a camel-hump abbreviation when every run begins at one.
+    """
+    evidence = 0
+    every = True
+    run_ok = False
+    for j, k in enumerate(pos):
+        if j == 0 or k != pos[j - 1] + 1:
+            run_ok = at_start[j]
+            every = every and run_ok
+        if run_ok:
+            evidence += 1
+    return evidence, every
+
+
+def edit_distance(a: str, b: str, cap: int = MAX_EDITS) -> int:
+    """Optimal-string-alignment distance (a swap of neighbours is one edit), capped:
+    returns cap + 1 as soon as the distance must exceed `cap`."""
+    if abs(len(a) - len(b)) > cap:
+        return cap + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        lo = cur[0]
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                v = min(v, prev2[j - 2] + 1)
+            cur[j] = v
+            lo = min(lo, v)
+        if lo > cap:
+            return cap + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def match_typo(leaf: str, name: str) -> NameMatch | None:
+    """A near miss (`sleect` → `select`): up to two edits against the whole folded name.
+
+    The first letter is kept or swapped with the second (`hTtpRequest`). Scored
+    by the letters it keeps (query length minus edits). Short queries get
+    fewer edits (one under 10 letters, none under 4) or everything would match:
+    two edits turn `apiview` into `as_view` and `debounce` into `dbOnce`.
+    """
+    q = fold(leaf)
+    allowed = typo_edits(len(q))
+    if not allowed:
+        return None
+    low, idx = fold_positions(name)
+    if not low or (low[0] != q[0] and low[:2] != q[1::-1]):
+        # a near miss keeps its first letter (`catchAll` is not `matchAll`), or
+        # swaps it with the second (`ocntext`: the letters of Context, one swap)
+        return None
+    d = edit_distance(q, low, allowed)
+    if d == 0 or d > allowed:
+        return None
+    kept = len(q) - d
+    pos = tuple(idx[i] for i in _kept_positions(q, low))
+    parts = (
+        ("typo", WEIGHTS["typo"]),
+        ("alignment", round(WEIGHTS["alignment"] * kept / len(q), 1)),
+        ("typo_edit", WEIGHTS["typo_edit"] * d),
+        ("coverage", round(WEIGHTS["coverage"] * kept / max(len(low), 1), 1)),
+    )
+    return NameMatch("typo", (*parts, *_joiner_parts(leaf, name)), pos, kept, edits=d)
+
+
+def _kept_positions(q: str, low: str) -> list[int]:
+    """Positions of `low` that a longest common subsequence with `q` keeps (highlighting)."""
+    return [j for _, j in kept_pairs(q, low)]
+
+
+def kept_pairs(q: str, low: str) -> list[tuple[int, int]]:
+    """(query index, name index) of the letters a longest common subsequence keeps."""
+    m, n = len(q), len(low)
+    dp = [[0] * (n + 1) for _ in range(m + 1)]
+    for i in range(m - 1, -1, -1):
+        for j in range(n - 1, -1, -1):
+            dp[i][j] = dp[i + 1][j + 1] + 1 if q[i] == low[j] else max(dp[i + 1][j], dp[i][j + 1])
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < m and j < n:
+        if q[i] == low[j]:
+            out.append((i, j))
+            i += 1
+            j += 1
+        elif dp[i + 1][j] >= dp[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def match_name(leaf: str, name: str, *, typo: bool = True) -> NameMatch | None:
+    """The best way `leaf` matches `name`: exact/prefix, else in-order fuzzy, else typo."""
+    m = match_exact_prefix(leaf, name)
+    if m is not None:
+        return m
+    m = match_fuzzy(leaf, name)
+    if m is not None:
+        return m
+    return match_typo(leaf, name) if typo else None
