@@ -37,6 +37,7 @@ from rq_engine.core.scoring import (
     typo_edits,
     via_package_feature,
 )
+from rq_engine.core.scoring.rank import PoolEntry
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import branch
@@ -45,7 +46,6 @@ from rq_engine.search.rank import (
     EXACT_ROWS,
     PREFIX_NAMES,
     PREFIX_ROWS,
-    PoolEntry,
     PoolRanking,
     match_quality,
     project_name,
@@ -201,8 +201,7 @@ class _Run(PoolRanking):
         self.path_files: set[int] = set()  # files whose path names it
         self.ctor = bool(q.scope) and q.leaf.lower() in _CTOR_ALIASES
         self.unrestricted = False  # scoped fetches read only rows the scope could answer
-        self._compiled: dict[str, bool] = {}
-        self._memo: dict[tuple[int, bool], tuple[PoolEntry, Scored | None]] = {}
+        self._start_ranking()
 
     # ------------------------------------------------------------------ stages
 

@@ -13,25 +13,27 @@ from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
 from rq_engine.core.query import Query
 from rq_engine.core.scoring import (
     Boosts,
-    Candidate,
     NameMatch,
-    Scored,
-    compiled_copy_feature,
     constructor_owner_feature,
     match_exact_prefix,
     path_query_features,
     qualifier_feature,
-    scope_file_feature,
-    scope_unmatched_feature,
-    score,
     wildcard_feature,
 )
+from rq_engine.core.scoring.rank import (
+    PoolEntry,
+    RankContext,
+    Ranked,
+    Ranker,
+    fallback,
+    rank_entries,
+)
 from rq_engine.search import retrieval as rt
-from rq_engine.search.retrieval import Row
 from rq_engine.search.types import Batch, CancelToken, Hit, Score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rq_engine.core.scoring.rank import Row as RankRow
     from rq_engine.search.branch import Probe
     from rq_engine.search.pipeline import Searcher
 
@@ -41,23 +43,12 @@ PREFIX_ROWS = 1000  # rows of those names, shortest names first (~15 µs a row s
 _JS_EXTS = (".js", ".cjs", ".mjs")
 
 
-class PoolEntry:
-    """One definition in a query's candidate pool: its row, how its name matched, the
-    layer that found it and parts decided outside the scorer (constructor, fallback)."""
-
-    __slots__ = ("row", "match", "layer", "extra")
-
-    def __init__(
-        self, row: Row, match: NameMatch, layer: str, extra: list[tuple[str, float]] | None = None
-    ) -> None:
-        self.row = row
-        self.match = match
-        self.layer = layer
-        self.extra = [] if extra is None else extra
-
-
 class PoolRanking:
-    """The ranking half of a query's run: scores the pool the layers filled."""
+    """The index's half of ranking a query's pool: what core/scoring/rank.py's `Ranker`
+    cannot know without reading it (JavaScript compiled from a TypeScript twin, the
+    retries when nothing answered the scope, a path query's files) and each row's
+    boosts. Mixed into the pipeline's per-query run, which owns retrieval; the ranking
+    itself is `self.ranker`'s, a plain function of the pool, the query and a context."""
 
     s: Searcher
     q: Query
@@ -67,10 +58,22 @@ class PoolRanking:
     pool: dict[int, PoolEntry]
     scope_files: set[int]
     ctor: bool
-    _compiled: dict[str, bool]
-    _memo: dict[tuple[int, bool], tuple[PoolEntry, Scored | None]]
     now: float  # unix seconds, read once per query: every candidate ages against it
     branch: Probe | None  # the current checkout's branch files (None: not asked)
+    context: RankContext
+    ranker: Ranker
+
+    def _start_ranking(self) -> None:
+        """The ranker for this query (after the pipeline set the fields above)."""
+        self.context = RankContext(
+            current_repo=self.s.repo_id,
+            scope_files=self.scope_files,
+            constructor=self.ctor,
+            compiled={},
+            projects=self.s.projects,
+            boosts=self._boosts,
+        )
+        self.ranker = Ranker(self.q, self.context)
 
     def _scope_retries(self) -> list[Hit]:
         """No candidate answered the scope: constructor owner, `.` wildcard, scope typo,
@@ -124,27 +127,6 @@ class PoolRanking:
 
     # ------------------------------------------------------------------ ranking
 
-    def _qualifier(self, e: PoolEntry, strict: bool) -> list[tuple[str, float]] | None:
-        q = self.q
-        if not q.scope:
-            return []
-        r = e.row
-        qual = qualifier_feature(q.scope, r.parent, r.path, typo=False)
-        if qual is None and not strict:
-            qual = qualifier_feature(q.scope, r.parent, r.path, typo=True)
-        if self.ctor:
-            # a constructor answers only for its own class: the chain itself (or
-            # its typo), never a neighbour in the same file or package
-            if qual is None or qual[0][0] not in ("scope", "scope_typo"):
-                return None
-            return qual
-        in_file = r.file_id in self.scope_files and r.name.lower() != q.scope[-1].lower()
-        if in_file:
-            # the scope is declared in this file: evidence on its own (an inherited
-            # member of a base class beside it) and on top of a parent match
-            qual = [*(qual or []), *scope_file_feature()]
-        return qual
-
     def _compiled_extra(self, entries: list[PoolEntry]) -> None:
         """JavaScript beside its own declaration file (`x.js` + `x.d.ts`) is compiled
         output of TypeScript sources: it takes the generated-copy penalty. One
@@ -152,12 +134,12 @@ class PoolRanking:
         todo: dict[int, dict[str, list[str]]] = {}
         for e in entries:
             p = e.row.path
-            if p in self._compiled or not p.endswith(_JS_EXTS):
+            if p in self.context.compiled or not p.endswith(_JS_EXTS):
                 continue
             stem = p.rsplit(".", 1)[0]
             for ext in TS_DECLARATION_SUFFIXES:
                 todo.setdefault(e.row.repository_id, {}).setdefault(stem + ext, []).append(p)
-            self._compiled[p] = False
+            self.context.compiled[p] = False
         for rid, decl in todo.items():
             marks = ",".join("?" * len(decl))
             for (found,) in self.s.conn.execute(
@@ -165,12 +147,9 @@ class PoolRanking:
                 (rid, *decl),
             ):
                 for js in decl[found]:
-                    self._compiled[js] = True
+                    self.context.compiled[js] = True
 
-    def _cand(self, r: Row) -> Candidate:
-        return _cand(r, self.s.projects.get(r.repository_id, ""))
-
-    def _boosts(self, r: Row) -> Boosts:
+    def _boosts(self, r: RankRow) -> Boosts:
         """Recency from the stored touch time (no stat, no git here); when several
         repositories are searched, whether the row is in the one searched from; the
         branch's mark on the row's file (current repository only); the anchor's
@@ -192,110 +171,26 @@ class PoolRanking:
             anchor_steps=steps,
         )
 
-    def _extra(self, e: PoolEntry) -> list[tuple[str, float]]:
-        if self._compiled.get(e.row.path):
-            return [*e.extra, *compiled_copy_feature(True)]
-        return e.extra
-
     def _ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
         self._compiled_extra(list(self.pool.values()))
-        scored: list[tuple[Scored, PoolEntry]] = []
-        best_evidence = 0
-        for e in self.pool.values():
-            if e.match.kind in ("abbrev", "subseq"):
-                best_evidence = max(best_evidence, e.match.evidence)
-        strong = False
-        for e in self.pool.values():
-            sc = self._score_entry(e, strict)
-            if sc is None:
-                continue
-            if e.match.kind == "typo" and e.match.evidence < best_evidence:
-                continue  # D14: a near miss joins only on at least the in-order evidence
-            if e.match.kind == "exact" and e.row.repository_id == self.s.repo_id:
-                strong = True
-            scored.append((sc, e))
-        return self._top(scored), strong
+        ranked, strong = self.ranker.rank(self.pool.values(), strict=strict)
+        return self._top(ranked), strong
 
     def _literal_count(self) -> int:
         """Exact/prefix entries that answer the query (scope included)."""
-        return sum(
-            1
-            for e in self.pool.values()
-            if e.match.kind in ("exact", "prefix") and self._score_entry(e, True) is not None
-        )
-
-    def _score_entry(self, e: PoolEntry, strict: bool) -> Scored | None:
-        """Score once per entry and mode: batches re-rank the growing pool (~5 µs a row)."""
-        key = (e.row.id, strict)
-        hit = self._memo.get(key)
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        qual = self._qualifier(e, strict)
-        sc = None
-        if qual is not None:
-            sc = score(
-                self.q,
-                self._cand(e.row),
-                match=e.match,
-                qualifier=qual,
-                extra=self._extra(e),
-                boosts=self._boosts(e.row),
-            )
-        self._memo[key] = (e, sc)
-        return sc
+        return self.ranker.literal_count(self.pool.values())
 
     def _ranked_fallback(self) -> list[Hit]:
-        scored = []
-        for e in self.pool.values():
-            extra = [*self._extra(e), *scope_unmatched_feature()]
-            sc = score(
-                self.q,
-                self._cand(e.row),
-                match=e.match,
-                qualifier=[],
-                extra=extra,
-                boosts=self._boosts(e.row),
-            )
-            if sc is not None:
-                scored.append((sc, e))
-        return self._top(scored)
+        return self._top(fallback(self.pool.values(), self.q, self.context))
 
     def _rank_entries(
         self, entries: list[PoolEntry], q: Query, qualifier: list[tuple[str, float]] | None
     ) -> list[Hit]:
         self._compiled_extra(entries)
-        scored = []
-        for e in entries:
-            sc = score(
-                q,
-                self._cand(e.row),
-                match=e.match,
-                qualifier=qualifier or [],
-                extra=self._extra(e),
-                boosts=self._boosts(e.row),
-            )
-            if sc is not None:
-                scored.append((sc, e))
-        return self._top(scored)
+        return self._top(rank_entries(entries, q, self.context, qualifier))
 
-    def _top(self, scored: list[tuple[Scored, PoolEntry]]) -> list[Hit]:
-        # Ties break on what the user sees: the longer definition (of two same-named
-        # classes, the substantial one: java.util.Map.Entry over KeyStore.Entry),
-        # then path, line and the definition itself; never on row ids, which
-        # depend on the order files were indexed in.
-        scored.sort(
-            key=lambda t: (
-                -t[0].score.total,
-                t[1].row.line - (t[1].row.end_line or t[1].row.line),
-                t[1].row.path,
-                t[1].row.line,
-                t[1].row.name,
-                t[1].row.kind,
-                t[1].row.parent or "",
-                t[1].row.id,
-            )
-        )
-        return [self.s.hit(e, sc) for sc, e in scored[: self.limit]]
+    def _top(self, ranked: list[Ranked]) -> list[Hit]:
+        return [self.s.hit(e, sc) for sc, e in ranked[: self.limit]]
 
     def _path_layer(self) -> list[Hit]:
         q = self.q
@@ -342,15 +237,3 @@ def match_quality(m: NameMatch) -> float:
 def project_name(identity: str) -> str:
     """`github.com/Effect-TS/effect` → `effect`; `local:/src/foo` → `foo`."""
     return identity.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _cand(r: Row, project: str = "") -> Candidate:
-    return Candidate(
-        project=project,
-        name=r.name,
-        kind=r.kind,
-        visibility=r.visibility,
-        parent=r.parent,
-        path=r.path,
-        language=r.language,
-    )
