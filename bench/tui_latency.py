@@ -136,7 +136,7 @@ async def keystrokes(root: Path, queries: list[str]) -> dict[str, object]:
     from rq_tui.app import PickerApp
 
     gc.freeze()  # as rq_tui.app.run does
-    app = PickerApp(cwd=root, tune_runtime=True)
+    app = PickerApp(cwd=root, tune_gc=True)
     per_key: list[float] = []
     per_key_engine: list[float] = []
     burst: list[float] = []

@@ -40,15 +40,9 @@ if TYPE_CHECKING:
 
     from rq_engine.search.anchor import Anchor
 
-# With tune_runtime, full collections run only once typing has paused this long (s).
+# With tune_gc, full collections run only once typing has paused this long (s).
 IDLE_GC_AFTER = 2.0
 NEVER = 10**9  # a gen-2 threshold the counters never reach
-# With tune_runtime, how long (s) a thread holding the GIL keeps it while another waits
-# (Python's default: 5 ms). A keystroke's frame (~5-10 ms of Python on the UI thread)
-# and its search (Python scoring between SQLite calls) contend for it: handing it over
-# every millisecond let the search finish sooner (bench/tui_latency.py on Linux: the
-# search inside the picker, p50 17.3 -> 13.4-15.0 ms; keystroke p50 36-39 -> 29-34).
-SWITCH_INTERVAL = 0.001
 
 
 @dataclass
@@ -82,22 +76,20 @@ class PickerApp(App[Outcome], inherit_bindings=False):
         db_path: Path | None = None,
         session: SearchSession | None = None,
         frozen_latency_ms: float | None = None,
-        tune_runtime: bool = False,
+        tune_gc: bool = False,
         warm: bool = True,
         anchor: Anchor | None = None,
     ) -> None:
         """`frozen_latency_ms` fixes the latency the status line shows (snapshot tests).
 
-        `tune_runtime`: a real run's collector policy and GIL switch interval (see `run`
-        and `on_ready`).
+        `tune_gc`: the collector policy of a real run (see `run` and `on_ready`).
         `warm`: start the warmer for a repository that needs it (off: the index is
         shown exactly as it is, e.g. to picture a warming index in a snapshot).
         """
         super().__init__()
-        self.tune_runtime = tune_runtime
+        self.tune_gc = tune_gc
         self._idle_gc: Timer | None = None
         self._gc_threshold: tuple[int, int, int] | None = None
-        self._switch_interval: float | None = None
         self.cwd = cwd
         self.env = os.environ if env is None else env
         # --vimgrep and --print0 are forms of printing: either alone prints the pick too.
@@ -128,9 +120,7 @@ class PickerApp(App[Outcome], inherit_bindings=False):
         return self._picker
 
     def on_ready(self) -> None:
-        if self.tune_runtime:
-            self._switch_interval = sys.getswitchinterval()
-            sys.setswitchinterval(SWITCH_INTERVAL)
+        if self.tune_gc:
             # The widget tree lives as long as the picker: out of the collector's
             # reach (O(1)). Full collections then wait for a pause in typing:
             # over a gostd typing run they cost 21 pauses of up to 165 ms.
@@ -140,7 +130,7 @@ class PickerApp(App[Outcome], inherit_bindings=False):
             gc.set_threshold(young, middle, NEVER)
 
     async def on_event(self, event: events.Event) -> None:
-        if self.tune_runtime and isinstance(event, events.Key):
+        if self.tune_gc and isinstance(event, events.Key):
             if self._idle_gc is not None:
                 self._idle_gc.stop()
             self._idle_gc = self.set_timer(IDLE_GC_AFTER, gc.collect)
@@ -184,8 +174,6 @@ class PickerApp(App[Outcome], inherit_bindings=False):
             self._picker.tokens[-1].cancel()  # stop a running search before closing its index
         self.session.finish(*self._picker.outcome())
         self.session.close()
-        if self._switch_interval is not None:
-            sys.setswitchinterval(self._switch_interval)
         if self._gc_threshold is not None:  # give the process its collector back
             gc.set_threshold(*self._gc_threshold)
             gc.unfreeze()
@@ -236,7 +224,7 @@ def run(ns: argparse.Namespace) -> int:
     # by now are never garbage: out of its reach.
     gc.freeze()
     app = build(ns)
-    app.tune_runtime = True
+    app.tune_gc = True
     # Draw on and read from the controlling terminal, sized from it, whatever
     # stdout is (`x=$(rq --print)`): rq_tui.terminal.
     app.driver_class = terminal.driver_class()

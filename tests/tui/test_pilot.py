@@ -569,7 +569,7 @@ def test_a_picker_session_counts_as_one_search(shop: Repo) -> None:
 
 def test_tuned_collector_waits_for_a_pause_and_is_restored(shop: Repo) -> None:
     before = gc.get_threshold()
-    app = PickerApp(cwd=shop.root, query="ord", tune_runtime=True)
+    app = PickerApp(cwd=shop.root, query="ord", tune_gc=True)
     moment = [""]  # "": not recorded (the app starting or closing, before or after the policy)
     full: list[str] = []  # the moment of each full (generation 2) collection
 
