@@ -37,7 +37,7 @@ from rq_engine.core.scoring import (
     typo_edits,
     via_package_feature,
 )
-from rq_engine.core.scoring.rank import PoolEntry
+from rq_engine.core.scoring.rank import PoolEntry, Row
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
 from rq_engine.search import branch
@@ -50,7 +50,6 @@ from rq_engine.search.rank import (
     match_quality,
     project_name,
 )
-from rq_engine.search.retrieval import Row
 from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
 from rq_engine.store.repos import locate
 

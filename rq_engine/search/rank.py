@@ -25,6 +25,7 @@ from rq_engine.core.scoring.rank import (
     RankContext,
     Ranked,
     Ranker,
+    Row,
     fallback,
     rank_entries,
 )
@@ -33,7 +34,6 @@ from rq_engine.search.types import Batch, CancelToken, Hit, Score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rq_engine.core.scoring.rank import Row as RankRow
     from rq_engine.search.branch import Probe
     from rq_engine.search.pipeline import Searcher
 
@@ -149,7 +149,7 @@ class PoolRanking:
                 for js in decl[found]:
                     self.context.compiled[js] = True
 
-    def _boosts(self, r: RankRow) -> Boosts:
+    def _boosts(self, r: Row) -> Boosts:
         """Recency from the stored touch time (no stat, no git here); when several
         repositories are searched, whether the row is in the one searched from; the
         branch's mark on the row's file (current repository only); the anchor's

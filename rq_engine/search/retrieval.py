@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rq_engine.core.record import Record
 from rq_engine.core.scoring import could_match
+from rq_engine.core.scoring.rank import Row
 from rq_engine.core.sqlite import sqlite3
 
 _TOP = "\U0010ffff"
@@ -28,66 +28,7 @@ ROW_COLUMNS = (
     " MAX(COALESCE(f.mtime, 0) / 1000000000, COALESCE(f.commit_time, 0))"
 )
 _ROW_SQL = f"SELECT {ROW_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
-
-
-class Row(Record):
-    """One stored definition, as decoded from the symbols/files join."""
-
-    __slots__ = (
-        "id",
-        "name",
-        "kind",
-        "visibility",
-        "parent",
-        "line",
-        "end_line",
-        "language",
-        "path",
-        "repository_id",
-        "file_id",
-        "touched",
-    )
-
-    id: int
-    name: str
-    kind: str
-    visibility: str
-    parent: str | None
-    line: int
-    end_line: int | None
-    language: str
-    path: str
-    repository_id: int
-    file_id: int
-    touched: int  # unix seconds of the later of mtime and last commit; 0: unknown
-
-    def __init__(
-        self,
-        id: int,
-        name: str,
-        kind: str,
-        visibility: str,
-        parent: str | None,
-        line: int,
-        end_line: int | None,
-        language: str,
-        path: str,
-        repository_id: int,
-        file_id: int,
-        touched: int = 0,
-    ) -> None:
-        self.id = id
-        self.name = name
-        self.kind = kind
-        self.visibility = visibility
-        self.parent = parent
-        self.line = line
-        self.end_line = end_line
-        self.language = language
-        self.path = path
-        self.repository_id = repository_id
-        self.file_id = file_id
-        self.touched = touched
+# (a row decodes into core.scoring.rank.Row, which ranking reads; ROW_COLUMNS is its order)
 
 
 def register(conn: sqlite3.Connection) -> None:

@@ -23,23 +23,67 @@ from rq_engine.core.scoring.features import (
 TYPE_CHECKING = False  # (typing and collections stay off the `rq -q` path)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Protocol
 
-    class Row(Protocol):
-        """What ranking reads of a stored definition (search/retrieval.Row is one)."""
 
-        id: int
-        name: str
-        kind: str
-        visibility: str
-        parent: str | None
-        line: int
-        end_line: int | None
-        language: str
-        path: str
-        repository_id: int
-        file_id: int
-        touched: int  # unix seconds of the later of mtime and last commit; 0: unknown
+class Row(Record):
+    """One stored definition, as search/retrieval decodes it from the symbols/files join
+    (its ROW_COLUMNS, in this order): what a pool holds and ranking reads."""
+
+    __slots__ = (
+        "id",
+        "name",
+        "kind",
+        "visibility",
+        "parent",
+        "line",
+        "end_line",
+        "language",
+        "path",
+        "repository_id",
+        "file_id",
+        "touched",
+    )
+
+    id: int
+    name: str
+    kind: str
+    visibility: str
+    parent: str | None
+    line: int
+    end_line: int | None
+    language: str
+    path: str
+    repository_id: int
+    file_id: int
+    touched: int  # unix seconds of the later of mtime and last commit; 0: unknown
+
+    def __init__(
+        self,
+        id: int,
+        name: str,
+        kind: str,
+        visibility: str,
+        parent: str | None,
+        line: int,
+        end_line: int | None,
+        language: str,
+        path: str,
+        repository_id: int,
+        file_id: int,
+        touched: int = 0,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.kind = kind
+        self.visibility = visibility
+        self.parent = parent
+        self.line = line
+        self.end_line = end_line
+        self.language = language
+        self.path = path
+        self.repository_id = repository_id
+        self.file_id = file_id
+        self.touched = touched
 
 
 class PoolEntry:
@@ -249,6 +293,7 @@ def candidate(r: Row, project: str = "") -> Candidate:
 
 __all__ = [
     "PoolEntry",
+    "Row",
     "RankContext",
     "Ranked",
     "Ranker",
