@@ -220,9 +220,11 @@ def score_entry(
     """`score` of one entry with the parts decided outside the scorer: the entry's own
     extras, the compiled-copy penalty, `more`, and the row's boosts."""
     r = e.row
-    extra = [*e.extra, *compiled_copy_feature(ctx.compiled.get(r.path, False))]
+    extra = e.extra  # (shared, never mutated: most rows add nothing to it)
+    if ctx.compiled.get(r.path):
+        extra = [*extra, *compiled_copy_feature(True)]
     if more:
-        extra += more
+        extra = [*extra, *more]
     return score(
         q,
         candidate(r, ctx.projects.get(r.repository_id, "")),
