@@ -9,7 +9,7 @@ known-hostile shapes as real processes.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rq_engine.cli.main import main
@@ -62,6 +62,11 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(query=QUERIES, form=st.sampled_from(["-q", "--json", "--ndjson", "--text"]))
+# The last code point, and the one before the surrogates, as a query's first letter:
+# the letter after it bounds a range scan (once a ValueError, once an encoding error)
+@example(query="\U0010ffff0", form="-q")
+@example(query="\U0010ffffabcdef", form="-q")
+@example(query="\ud7ffabcd", form="-q")
 def test_any_query_text_gives_a_defined_exit(
     indexed: Repo,
     capsys: pytest.CaptureFixture[str],

@@ -27,7 +27,7 @@ from rq_engine.search.keys import (
     typo_candidates,
     typo_prefixes,
 )
-from rq_engine.search.retrieval import SCAN_WINDOW, glob_escape
+from rq_engine.search.retrieval import SCAN_WINDOW, after_letter, glob_escape
 
 _TOP = "\U0010ffff"
 #: a start shared by this many candidates is read as a range, not probed one by one
@@ -145,7 +145,7 @@ def names_typo_far_end(conn: sqlite3.Connection, repo: int, folded: str, limit: 
             "SELECT n.name FROM (SELECT rowid AS id, fold FROM names WHERE repository_id = ?"
             " AND fold >= ? AND fold < ? LIMIT ?) AS w CROSS JOIN names AS n ON n.id = w.id"
             " WHERE w.fold GLOB ? AND length(w.fold) BETWEEN ? AND ? LIMIT ?",
-            (repo, first, chr(ord(first) + 1), SCAN_WINDOW, pattern, n - 2, n + 2, limit),
+            (repo, first, after_letter(first), SCAN_WINDOW, pattern, n - 2, n + 2, limit),
         )
     ]
 

@@ -143,6 +143,16 @@ def names_skeleton_prefix(conn: sqlite3.Connection, repo: int, skel: str, limit:
     return [r[0] for r in rows]
 
 
+def after_letter(c: str) -> str:
+    """The upper bound of the names that start with the letter `c`: the next code point
+    SQLite can be given (surrogates are not text), or, past U+10FFFF, `c + _TOP` as a
+    prefix's range is bounded."""
+    n = ord(c) + 1
+    if 0xD800 <= n <= 0xDFFF:
+        n = 0xE000
+    return chr(n) if n <= 0x10FFFF else c + _TOP
+
+
 def subsequence_glob(folded: str) -> str:
     """`ctxmgr` → `c*t*x*m*g*r*`: the in-order necessary condition, evaluated natively."""
     return "*".join(glob_escape(c) for c in folded) + "*"
@@ -162,7 +172,7 @@ def names_first_letter_scan(
     if len(folded) < 2:
         return []
     first = folded[0]
-    end = chr(ord(first) + 1)
+    end = after_letter(first)
     pattern = subsequence_glob(folded)
     out: dict[str, None] = {}
     # The first-letter window stops where the two-letter one starts: what it would
