@@ -7,8 +7,9 @@ face.
 
 The package: weights.py holds every number (docs/scoring.md explains each),
 matching.py the word splitting and the name matchers, features.py every named
-feature (the pool-level ones the search layer decides included), and this
-module `score`, which sums them. Everything public is importable from here.
+feature (the pool-level ones the search layer decides included), this module
+`score`, which sums them (everything public in those three is importable from
+here), and rank.py the ranking of a query's pool (`Ranker`, `RankContext`).
 
 Dynamic signals belong to the search layer, which owns the clock, the branch
 state, the anchor and the repositories searched: it passes them in one `Boosts`
