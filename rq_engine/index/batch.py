@@ -6,9 +6,9 @@ suspended triggers. Used by index/indexer.run_index only; stdlib + rq_engine.ind
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Sequence
 
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import crashpoints, fts, reading
 from rq_engine.index.parse import (
     FAILED,

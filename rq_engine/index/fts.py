@@ -30,9 +30,9 @@ Stdlib and rq_engine.store only.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Collection
 
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.value import value
 from rq_engine.index import owner
 from rq_engine.store import derived

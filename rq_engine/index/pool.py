@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import signal
 from collections.abc import Generator
 
 from rq_engine.index import crashpoints
@@ -94,6 +93,7 @@ def _forked(
     prefill: int | None,
 ) -> Generator[Parsed | None, None, None]:
     import select
+    import signal  # (as select: only a pass that forks; a query's one edited file does not)
 
     tickets = memoryview(b"".join(i.to_bytes(4, "little") for i in range(len(chunks))))
     pids: list[int] = []
@@ -191,6 +191,8 @@ def _fork_worker(
 
     SIGINT is blocked across the fork, so a Ctrl-C can neither run the parent's
     cleanup inside the child nor leave a worker the parent has not recorded."""
+    import signal
+
     r, w = os.pipe()
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:

@@ -11,12 +11,12 @@ its body names. Never imports tree-sitter at module level, nor a face.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.value import value
 from rq_engine.index import batch, crashpoints, dirrecord, fresh, fts, tiers
 from rq_engine.index.parse import Job, Parsed, max_file_bytes

@@ -16,10 +16,10 @@ Imports only the stdlib and rq_engine.core (namekeys: stdlib only).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from rq_engine.core.namekeys import NameRecord, name_keys, name_record
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.store.txn import transaction
 
 # One drain transaction handles at most this many queued names, so a cold pass

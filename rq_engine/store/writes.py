@@ -8,10 +8,10 @@ file). Stdlib only; knows no language.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 
+from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.value import value
 from rq_engine.store.txn import (
     transaction as transaction,  # re-exported: writers say writes.transaction
