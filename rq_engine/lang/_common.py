@@ -35,7 +35,7 @@ def captures(
     file (rare: ~0 in Django) is re-read with each bad byte as `?`, which keeps
     every offset and line where it was.
     """
-    from tree_sitter import QueryCursor
+    QueryCursor = grammar.ts().QueryCursor
 
     query = grammar.query(grammar_name, query_file)
     tree = grammar.parse(grammar_name, source)

@@ -395,10 +395,10 @@ def _first(item: tuple[int, int, Any]) -> tuple[int, int]:
 
 def extract(grammar: str, query_file: str, language: str, source: bytes) -> list[Symbol]:
     """Every definition in `source` for a TS/TSX/JS grammar; never raises on bad input."""
-    from tree_sitter import QueryCursor
-
     from rq_engine.lang._tsrepair import separate_signatures
-    from rq_engine.lang.grammar import parse, query
+    from rq_engine.lang.grammar import parse, query, ts
+
+    QueryCursor = ts().QueryCursor
 
     try:
         if grammar == "typescript":

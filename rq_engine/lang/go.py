@@ -50,9 +50,9 @@ class GoPlugin(LanguagePlugin):
     constructor_name: ClassVar[str | None] = None  # `NewFoo` is a convention, not a constructor
 
     def extract(self, source: bytes) -> list[Symbol]:
-        from tree_sitter import QueryCursor
-
         from rq_engine.lang import grammar
+
+        QueryCursor = grammar.ts().QueryCursor
 
         tree = grammar.parse("go", source)
         cursor = QueryCursor(grammar.query("go", "go.scm"))

@@ -1,9 +1,10 @@
 """Lazy Tree-sitter loading: parsers and compiled .scm queries, cached per process.
 
 tree-sitter and a grammar cost ~5 ms to load (the language pack's own __init__
-~11 ms more, so it is bypassed: `_binding`). Only plugins' extract() paths use
-this module (the indexer's workers, a search revalidating an edited file),
-never `rq -q` on a hit.
+~11 ms more, so it is bypassed: `_binding`; tree-sitter's own __init__ imports
+`typing`, ~3 ms, for one Protocol, so its compiled module is loaded alone: `ts`).
+Only plugins' extract() paths use this module (the indexer's workers, a search
+revalidating an edited file), never `rq -q` on a hit.
 """
 
 from __future__ import annotations
@@ -26,16 +27,71 @@ def pattern(source: bytes) -> re.Pattern[bytes]:
 
 
 def preload() -> None:
-    """Import tree-sitter now: an indexer that will parse does it while `git ls-files`
+    """Load tree-sitter now: an indexer that will parse does it while `git ls-files`
     runs instead of after."""
-    import tree_sitter  # noqa: F401
+    ts()
+
+
+def _load_extension(name: str, path: str) -> Any:
+    """Load the compiled module at `path` as `name` (and keep it in sys.modules). By
+    importlib.machinery alone: importlib.util (with contextlib) is ~1 ms more of the
+    query that reindexes an edited file."""
+    import importlib.machinery
+    import sys
+
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.machinery.ModuleSpec(name, loader, origin=path)
+    mod = loader.create_module(spec)
+    sys.modules[name] = mod
+    try:
+        loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return mod
+
+
+def _package_dirs(package: str) -> list[str]:
+    """Where `package` lives, found without importing it."""
+    import importlib.machinery
+
+    spec = importlib.machinery.PathFinder.find_spec(package)
+    return list(spec.submodule_search_locations or []) if spec else []
+
+
+@cache
+def ts() -> Any:
+    """tree-sitter's compiled module (Language, Parser, Query, QueryCursor, Range, ...).
+
+    Loaded from its file under its own name, `tree_sitter._binding`, without the
+    package's __init__ (which imports `typing` for one Protocol: ~3 ms of the query
+    that reindexes an edited file). A later `import tree_sitter` finds it loaded and
+    re-exports the same classes; anything unexpected falls back to that import.
+    """
+    import importlib.machinery
+    import os
+    import sys
+
+    loaded = sys.modules.get("tree_sitter._binding")
+    if loaded is not None:
+        return loaded
+    for base in _package_dirs("tree_sitter"):
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = f"{base}/_binding{suffix}"
+            if not os.path.exists(path):
+                continue
+            try:
+                return _load_extension("tree_sitter._binding", path)
+            except (ImportError, OSError):
+                break
+    import tree_sitter
+
+    return tree_sitter
 
 
 @cache
 def language(name: str) -> Any:
-    from tree_sitter import Language
-
-    return Language(_binding(name))
+    return ts().Language(_binding(name))
 
 
 def _binding(name: str) -> object:
@@ -48,22 +104,15 @@ def _binding(name: str) -> object:
     under a private package name; anything unexpected falls back to the pack's API.
     """
     import importlib.machinery
-    import importlib.util
     import os
 
-    spec = importlib.util.find_spec("tree_sitter_language_pack")  # finds, does not import
-    for base in (spec.submodule_search_locations or []) if spec else []:
+    for base in _package_dirs("tree_sitter_language_pack"):
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             path = f"{base}/bindings/{name}{suffix}"
             if not os.path.exists(path):
                 continue
-            sub = importlib.util.spec_from_file_location(f"_rq_grammars.{name}", path)
-            if sub is None or sub.loader is None:
-                continue
             try:
-                mod = importlib.util.module_from_spec(sub)
-                sub.loader.exec_module(mod)
-                return mod.language()
+                return _load_extension(f"_rq_grammars.{name}", path).language()
             except (ImportError, OSError, AttributeError):
                 break
     from tree_sitter_language_pack import get_binding
@@ -73,17 +122,13 @@ def _binding(name: str) -> object:
 
 @cache
 def parser(name: str) -> Any:
-    from tree_sitter import Parser
-
-    return Parser(language(name))
+    return ts().Parser(language(name))
 
 
 @cache
 def query(grammar: str, file: str) -> Any:
     """Compile `rq_engine/lang/queries/<file>` against `grammar` once per process."""
-    from tree_sitter import Query
-
-    return Query(language(grammar), _query_text(file))
+    return ts().Query(language(grammar), _query_text(file))
 
 
 def _query_text(file: str) -> str:
@@ -113,7 +158,7 @@ def parse_outside(grammar: str, source: bytes, spans: list[tuple[int, int, int, 
     file's own byte offsets and lines (Tree-sitter's included ranges)."""
     if not spans:
         return parse(grammar, source)
-    from tree_sitter import Range
+    Range = ts().Range
 
     ranges = []
     pos, pos_row = 0, 0
@@ -130,6 +175,4 @@ def parse_outside(grammar: str, source: bytes, spans: list[tuple[int, int, int, 
 def _ranged(name: str) -> Any:
     """A second parser per grammar for parse_outside: its included ranges change with
     every file, and `parser()`'s must stay the whole file."""
-    from tree_sitter import Parser
-
-    return Parser(language(name))
+    return ts().Parser(language(name))

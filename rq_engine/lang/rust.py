@@ -91,9 +91,9 @@ class _Extractor:
         base: tuple[str | None, str | None],
         depth: int,
     ) -> None:
-        from tree_sitter import QueryCursor
+        from rq_engine.lang.grammar import parse, query, ts
 
-        from rq_engine.lang.grammar import parse, query
+        QueryCursor = ts().QueryCursor
 
         tree = parse("rust", source)
         caps = QueryCursor(query("rust", "rust.scm")).captures(tree.root_node)
