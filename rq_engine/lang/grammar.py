@@ -51,12 +51,19 @@ def _load_extension(name: str, path: str) -> Any:
     return mod
 
 
-def _package_dirs(package: str) -> list[str]:
-    """Where `package` lives, found without importing it."""
+def _extension_file(package: str, stem: str) -> str | None:
+    """The compiled module `stem` (a path under `package`'s directory, no suffix) as
+    installed, found without importing the package; None when it is not there."""
     import importlib.machinery
+    import os
 
     spec = importlib.machinery.PathFinder.find_spec(package)
-    return list(spec.submodule_search_locations or []) if spec else []
+    for base in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = f"{base}/{stem}{suffix}"
+            if os.path.exists(path):
+                return path
+    return None
 
 
 @cache
@@ -68,22 +75,17 @@ def ts() -> Any:
     that reindexes an edited file). A later `import tree_sitter` finds it loaded and
     re-exports the same classes; anything unexpected falls back to that import.
     """
-    import importlib.machinery
-    import os
     import sys
 
     loaded = sys.modules.get("tree_sitter._binding")
     if loaded is not None:
         return loaded
-    for base in _package_dirs("tree_sitter"):
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = f"{base}/_binding{suffix}"
-            if not os.path.exists(path):
-                continue
-            try:
-                return _load_extension("tree_sitter._binding", path)
-            except (ImportError, OSError):
-                break
+    path = _extension_file("tree_sitter", "_binding")
+    if path is not None:
+        try:
+            return _load_extension("tree_sitter._binding", path)
+        except (ImportError, OSError):
+            pass
     import tree_sitter
 
     return tree_sitter
@@ -103,18 +105,12 @@ def _binding(name: str) -> object:
     edited file. The binding module's init symbol is PyInit_<name>, so it loads
     under a private package name; anything unexpected falls back to the pack's API.
     """
-    import importlib.machinery
-    import os
-
-    for base in _package_dirs("tree_sitter_language_pack"):
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = f"{base}/bindings/{name}{suffix}"
-            if not os.path.exists(path):
-                continue
-            try:
-                return _load_extension(f"_rq_grammars.{name}", path).language()
-            except (ImportError, OSError, AttributeError):
-                break
+    path = _extension_file("tree_sitter_language_pack", f"bindings/{name}")
+    if path is not None:
+        try:
+            return _load_extension(f"_rq_grammars.{name}", path).language()
+        except (ImportError, OSError, AttributeError):
+            pass
     from tree_sitter_language_pack import get_binding
 
     return get_binding(name)  # type: ignore[arg-type]
