@@ -2,7 +2,8 @@
 declaration files, one home for the symbol scorer (core/scoring), the pool's
 compiled-twin rule (search/rank) and the text ranker (text/bm25, text/rerank).
 
-The symbol scorer's test-file names live here too (is_test_file_name); the text
+The symbol scorer's test-file names live here too (is_test_file_name, built from
+each language's LanguageSpec); the text
 ranker keeps its own stem rules over TEST_DIRS (text/rerank: they still differ,
 see issue #10), but a directory or suffix named here means the same thing to
 all of them. Stdlib only, and no `re`: the scorer runs on the `rq -q` hot path.
@@ -10,36 +11,26 @@ all of them. Stdlib only, and no `re`: the scorer runs on the `rq -q` hot path.
 
 from __future__ import annotations
 
+from rq_engine.core.languages import SPECS
+
 #: directories that hold tests (compared lower-cased / case-folded)
 TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "testdata"})
 #: TypeScript declaration files: generated from (or describing) code elsewhere
 TS_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
 
-# The symbol scorer's test-file names, written out rather than as regular
-# expressions (`re`, with `enum`, costs `rq -q` ~3 ms to import). What they were,
-# and what a test still checks them against:
+# The symbol scorer's test-file names: each language's LanguageSpec says its own
+# (core/languages.py), written out rather than as regular expressions (`re`, with
+# `enum`, costs `rq -q` ~3 ms to import). What they were, and what a test still
+# checks them against:
 #   lower-cased:  ^test_.*\.py$  _test\.(py|go|rb)$  _spec\.rb$  ^tests?\.py$
 #                 \.(test|spec)\.[cm]?[jt]sx?$
 #                 ^test_.*\.(c|cc|cpp|cxx)$  _(unit)?test\.(c|cc|cpp|cxx)$
 #   as written:   [a-z0-9]Tests?\.(java|php)$  (JUnit's and PHPUnit's `FooTest.java`,
 #                 `FooTests.php`: case decides, `Latest.java` is none)
-_C_EXTS = (".c", ".cc", ".cpp", ".cxx")
-_TEST_SUFFIXES = (
-    "_test.py",
-    "_test.go",
-    "_test.rb",
-    "_spec.rb",
-    *(f"_{unit}test{ext}" for unit in ("", "unit") for ext in _C_EXTS),
-    # `foo.test.ts`, `foo.spec.mjs`, `foo.test.cjsx`: .(test|spec).[cm]?[jt]sx?
-    *(
-        f".{kind}.{cm}{jt}s{x}"
-        for kind in ("test", "spec")
-        for cm in ("", "c", "m")
-        for jt in ("j", "t")
-        for x in ("", "x")
-    ),
-)
-_TEST_CLASS_SUFFIXES = ("Test.java", "Tests.java", "Test.php", "Tests.php")
+_TEST_SUFFIXES = tuple(suffix for spec in SPECS for suffix in spec.test_suffixes)
+_TEST_NAMES = frozenset(name for spec in SPECS for name in spec.test_names)
+_TEST_PREFIXES = tuple(pair for spec in SPECS for pair in spec.test_prefixes)
+_TEST_CLASS_SUFFIXES = tuple(suffix for spec in SPECS for suffix in spec.test_class_suffixes)
 _LOWER_OR_DIGIT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
@@ -49,15 +40,11 @@ def is_test_file_name(base: str) -> bool:
     # (`$` in the patterns above also matched before a final newline)
     name = base[:-1] if base.endswith("\n") else base
     low = name.lower()
-    if low.endswith(_TEST_SUFFIXES) or low in ("test.py", "tests.py"):
+    if low.endswith(_TEST_SUFFIXES) or low in _TEST_NAMES:
         return True
-    if (
-        low.startswith("test_")
-        and "\n" not in low  # (`.*` stops at a newline)
-        and (
-            (low.endswith(".py") and len(low) >= 8)
-            or any(low.endswith(ext) and len(low) >= 5 + len(ext) for ext in _C_EXTS)
-        )
+    if "\n" not in low and any(  # (`.*` stops at a newline)
+        low.startswith(prefix) and low.endswith(ext) and len(low) >= len(prefix) + len(ext)
+        for prefix, ext in _TEST_PREFIXES
     ):
         return True
     for suffix in _TEST_CLASS_SUFFIXES:

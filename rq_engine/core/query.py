@@ -8,6 +8,7 @@ are all scope separators.
 from __future__ import annotations
 
 from rq_engine.core.errors import UsageError
+from rq_engine.core.languages import SPECS
 from rq_engine.core.record import Record
 
 TYPE_CHECKING = False  # (typing and re stay off the hot path)
@@ -29,12 +30,9 @@ _JOINER_TABLE = str.maketrans("", "", JOINERS)
 SCOPE_SEPARATORS = ("::", "#", ".", "\\")
 _ONE_CHAR_SEPARATORS = "".join(s for s in SCOPE_SEPARATORS if len(s) == 1)
 # File extensions that make a dotted query a file name, not `Scope.member`: every
-# extension a plugin reads (a test holds this to lang/registry's list; core cannot
-# import it) and a few common others.
-PATH_EXTENSIONS = frozenset(
-    ".py .pyi .rb .rake .gemspec .go .rs .ts .tsx .mts .cts .js .jsx .mjs .cjs"
-    " .c .h .cc .cpp .cxx .c++ .hpp .hh .hxx .java .php"
-    " .kt .swift .scm .md .toml .json .yaml .yml".split()
+# extension a plugin reads (each language's LanguageSpec) and a few common others.
+PATH_EXTENSIONS = frozenset(ext for spec in SPECS for ext in spec.extensions) | frozenset(
+    ".kt .swift .scm .md .toml .json .yaml .yml".split()
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Symbol
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
@@ -18,6 +19,13 @@ if TYPE_CHECKING:
 
 
 class LanguagePlugin(ABC):
+    """A language's extraction. What the engine knows of the language as data
+    (extensions, separators, constructor, display, test-file names) is its
+    `spec`, a LanguageSpec declared beside the class; the class attributes below
+    are read from it, so each fact is written once."""
+
+    #: the language as data (core/langspec.py): every plugin sets it
+    spec: ClassVar[LanguageSpec]
     #: language id stored in files.language / symbols.language ("python", "tsx", ...)
     name: ClassVar[str]
     #: file extensions, lower-case, with the dot (".py")
@@ -26,6 +34,15 @@ class LanguagePlugin(ABC):
     scope_separator: ClassVar[str] = "."
     #: the name the language gives a constructor (`Foo.new` finds it), or None
     constructor_name: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:
+            cls.name = spec.name
+            cls.extensions = spec.extensions
+            cls.scope_separator = spec.scope_separator
+            cls.constructor_name = spec.constructor_name
 
     @abstractmethod
     def extract(self, source: bytes) -> list[Symbol]:

@@ -34,21 +34,23 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Symbol
 from rq_engine.lang._cfamily import Walk
 from rq_engine.lang._cparse import unmacro_attributes
 from rq_engine.lang.base import LanguagePlugin
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "c",
+    (".c",),
+    constructor_name=None,  # C has none, nor scopes: no C symbol has a parent
+    test_suffixes=("_test.c", "_unittest.c"),
+    test_prefixes=(("test_", ".c"),),
+)
 
 
 class CPlugin(LanguagePlugin):
-    name: ClassVar[str] = "c"
-    extensions: ClassVar[tuple[str, ...]] = (".c",)
-    scope_separator: ClassVar[str] = "."  # C has no scopes: no C symbol has a parent
-    constructor_name: ClassVar[str | None] = None  # C has none
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         return Walk(unmacro_attributes(source), self.name, cpp=False, header=False).run()

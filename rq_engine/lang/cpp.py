@@ -48,15 +48,23 @@ from __future__ import annotations
 
 import re
 
+from rq_engine.core.langspec import CLASS_NAME, LanguageSpec
 from rq_engine.core.model import Symbol
 from rq_engine.lang._cfamily import Walk
 from rq_engine.lang._cparse import unmacro_attributes, unmacro_cpp
 from rq_engine.lang.base import LanguagePlugin
-from rq_engine.lang.registry import CLASS_NAME
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+# every `.h` too: a header with no C++ in it is read as C (is_cpp, below)
+SPEC = LanguageSpec(
+    "cpp",
+    (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"),
+    scope_separator="::",
+    constructor_name=CLASS_NAME,  # `Foo::Foo`, found by `Foo::new` too
+    test_suffixes=tuple(
+        f"_{unit}test{ext}" for unit in ("", "unit") for ext in (".cc", ".cpp", ".cxx")
+    ),
+    test_prefixes=tuple(("test_", ext) for ext in (".cc", ".cpp", ".cxx")),
+)
 
 #: how much of a file `is_cpp` reads: LLVM's headers show C++ by then (the count of
 #: headers read as C++ is the same at 16 KiB as over whole files)
@@ -95,19 +103,7 @@ def is_cpp(source: bytes) -> bool:
 
 
 class CppPlugin(LanguagePlugin):
-    name: ClassVar[str] = "cpp"
-    extensions: ClassVar[tuple[str, ...]] = (
-        ".cc",
-        ".cpp",
-        ".cxx",
-        ".c++",
-        ".hpp",
-        ".hh",
-        ".hxx",
-        ".h",
-    )
-    scope_separator: ClassVar[str] = "::"
-    constructor_name: ClassVar[str | None] = CLASS_NAME  # `Foo::Foo`, found by `Foo::new` too
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         if is_cpp(source):

@@ -16,13 +16,17 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common
 from rq_engine.lang.base import LanguagePlugin
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "go",
+    (".go",),
+    constructor_name=None,  # `NewFoo` is a convention, not a constructor
+    test_suffixes=("_test.go",),
+)
 
 # pattern capture that names the definition node -> kind (types are resolved by their body)
 _KINDS = {
@@ -44,10 +48,7 @@ def receiver_type(text: str) -> str:
 
 
 class GoPlugin(LanguagePlugin):
-    name: ClassVar[str] = "go"
-    extensions: ClassVar[tuple[str, ...]] = (".go",)
-    scope_separator: ClassVar[str] = "."
-    constructor_name: ClassVar[str | None] = None  # `NewFoo` is a convention, not a constructor
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         from rq_engine.lang import grammar

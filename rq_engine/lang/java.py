@@ -30,15 +30,18 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import CLASS_NAME, LanguageSpec
 from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
 from rq_engine.lang import _bodies, _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
-from rq_engine.lang.registry import CLASS_NAME
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "java",
+    (".java",),
+    constructor_name=CLASS_NAME,
+    test_class_suffixes=("Test.java", "Tests.java"),  # JUnit's `MapTest.java`
+)
 
 _TYPES = {
     "class_declaration": Kind.CLASS,
@@ -62,10 +65,7 @@ _ANNOTATIONS = frozenset(("annotation", "marker_annotation", "line_comment", "bl
 
 
 class JavaPlugin(LanguagePlugin):
-    name: ClassVar[str] = "java"
-    extensions: ClassVar[tuple[str, ...]] = (".java",)
-    scope_separator: ClassVar[str] = "."
-    constructor_name: ClassVar[str | None] = CLASS_NAME
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         # never reads a body: parsed without the ones the layout delimits (_bodies.py)

@@ -6,20 +6,27 @@ The javascript grammar parses JSX too, so .jsx needs no second grammar.
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Symbol
 from rq_engine.lang import _tsjs
 from rq_engine.lang.base import LanguagePlugin
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "javascript",
+    (".js", ".jsx", ".mjs", ".cjs"),
+    constructor_name="constructor",
+    # `foo.test.js`, `foo.spec.mjs`, `foo.test.cjsx`
+    test_suffixes=tuple(
+        f".{kind}.{cm}js{x}"
+        for kind in ("test", "spec")
+        for cm in ("", "c", "m")
+        for x in ("", "x")
+    ),
+)
 
 
 class JavaScriptPlugin(LanguagePlugin):
-    name: ClassVar[str] = "javascript"
-    extensions: ClassVar[tuple[str, ...]] = (".js", ".jsx", ".mjs", ".cjs")
-    scope_separator: ClassVar[str] = "."
-    constructor_name: ClassVar[str | None] = "constructor"
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         return _tsjs.extract("javascript", "javascript.scm", self.name, source)

@@ -27,14 +27,21 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
 from rq_engine.lang import _bodies, _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "php",
+    (".php",),
+    scope_separator="\\",  # a parent chain: `Illuminate\Support\Collection`
+    member_separator="::",  # members follow `::`: `App\Http\Kernel::handle`
+    member_kinds=("method", "constant", "field"),
+    constructor_name="__construct",
+    test_class_suffixes=("Test.php", "Tests.php"),  # PHPUnit's `FooTest.php`
+)
 
 _TYPES = {
     "class_declaration": Kind.CLASS,
@@ -61,10 +68,7 @@ _NOT_A_LINE = frozenset(("attribute_list", "comment"))
 
 
 class PhpPlugin(LanguagePlugin):
-    name: ClassVar[str] = "php"
-    extensions: ClassVar[tuple[str, ...]] = (".php",)
-    scope_separator: ClassVar[str] = "\\"
-    constructor_name: ClassVar[str | None] = "__construct"
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         # never reads a body: parsed without the ones the layout delimits (_bodies.py)

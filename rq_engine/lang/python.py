@@ -36,14 +36,20 @@ import bisect
 import operator
 import re
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "python",
+    (".py", ".pyi"),
+    constructor_name="__init__",
+    test_suffixes=("_test.py",),
+    test_names=("test.py", "tests.py"),
+    test_prefixes=(("test_", ".py"),),
+)
 
 # Nodes whose children may be statements (ERROR: Tree-sitter's recovery wrapper).
 _DESCEND = frozenset(
@@ -125,10 +131,7 @@ _ids: _Ids | None = None  # built on the first extract (needs the grammar)
 
 
 class PythonPlugin(LanguagePlugin):
-    name: ClassVar[str] = "python"
-    extensions: ClassVar[tuple[str, ...]] = (".py", ".pyi")
-    scope_separator: ClassVar[str] = "."
-    constructor_name: ClassVar[str | None] = "__init__"
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         global _ids

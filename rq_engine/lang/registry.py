@@ -1,11 +1,19 @@
-"""Extension → plugin registry. Plugins are imported on first use only.
+"""Extension → plugin registry, built from core/languages.py. Plugins are imported on first use only.
 
-Adding a language = one module under rq_engine/lang plus one line in _PLUGINS.
+Every language's data is its plugin module's SPEC (core/langspec.LanguageSpec);
+core/languages.py gathers them (generated: `make languages`), so asking "is
+this a source file?", "how is this name displayed?" or "what is a constructor
+called?" imports no plugin and no tree-sitter: the `rq -q` hot path asks them.
+Adding a language = its plugin module, its query file, its tests (and
+`make languages`); nothing here changes.
 """
 
 from __future__ import annotations
 
 import os
+
+from rq_engine.core.langspec import CLASS_NAME
+from rq_engine.core.languages import SPECS
 
 # Annotations only: base pulls in typing and core.model (~3 ms), which the
 # `rq -q` hot path (qualify, constructor_names) never needs.
@@ -13,42 +21,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rq_engine.lang.base import LanguagePlugin
 
-# language id -> (module, class name, extensions). Kept as data so that asking
-# "is this a source file?" costs no import of tree-sitter or of any plugin.
-_PLUGINS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "python": ("rq_engine.lang.python", "PythonPlugin", (".py", ".pyi")),
-    "ruby": ("rq_engine.lang.ruby", "RubyPlugin", (".rb", ".rake", ".gemspec")),
-    "go": ("rq_engine.lang.go", "GoPlugin", (".go",)),
-    "rust": ("rq_engine.lang.rust", "RustPlugin", (".rs",)),
-    "typescript": ("rq_engine.lang.typescript", "TypeScriptPlugin", (".ts", ".mts", ".cts")),
-    "tsx": ("rq_engine.lang.typescript", "TsxPlugin", (".tsx",)),
-    "javascript": (
-        "rq_engine.lang.javascript",
-        "JavaScriptPlugin",
-        (".js", ".jsx", ".mjs", ".cjs"),
-    ),
-    "java": ("rq_engine.lang.java", "JavaPlugin", (".java",)),
-    "php": ("rq_engine.lang.php", "PhpPlugin", (".php",)),
-    "c": ("rq_engine.lang.c", "CPlugin", (".c",)),
-    # every `.h` too: the plugin reads a header with no C++ in it as C (lang/cpp.py)
-    "cpp": (
-        "rq_engine.lang.cpp",
-        "CppPlugin",
-        (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"),
-    ),
-}
-
+_SPECS = {spec.name: spec for spec in SPECS}
 # Files whose whole name (no extension) marks a language.
-_FILENAMES: dict[str, str] = {"Rakefile": "ruby", "Gemfile": "ruby"}
-
-_EXT_TO_LANG: dict[str, str] = {
-    ext: lang for lang, (_, _, exts) in _PLUGINS.items() for ext in exts
-}
+_FILENAMES: dict[str, str] = {f: spec.name for spec in SPECS for f in spec.filenames}
+_EXT_TO_LANG: dict[str, str] = {ext: spec.name for spec in SPECS for ext in spec.extensions}
 _loaded: dict[str, LanguagePlugin] = {}
 
-#: a plugin's `constructor_name` when a constructor is named after its class (Java):
-#: `Foo.new` then looks for a method `Foo` whose parent chain ends in `Foo`
-CLASS_NAME = "<class name>"
+__all__ = [
+    "CLASS_NAME",
+    "constructor_names",
+    "extensions",
+    "language_for_path",
+    "languages",
+    "plugin",
+    "plugin_for_path",
+    "qualify",
+    "scope_separators",
+]
 
 
 def language_for_path(path: str) -> str | None:
@@ -61,7 +50,7 @@ def language_for_path(path: str) -> str | None:
 
 
 def languages() -> list[str]:
-    return list(_PLUGINS)
+    return list(_SPECS)
 
 
 def extensions() -> list[str]:
@@ -73,7 +62,7 @@ def plugin(language: str) -> LanguagePlugin:
     """The plugin instance for a language id (imported and cached on first use)."""
     p = _loaded.get(language)
     if p is None:
-        module, cls, _ = _PLUGINS[language]
+        module, cls = _SPECS[language].plugin.split(":")
         import importlib  # (~0.4 ms with warnings: only when a plugin is loaded)
 
         p = getattr(importlib.import_module(module), cls)()
@@ -87,47 +76,22 @@ def plugin_for_path(path: str) -> LanguagePlugin | None:
 
 
 def constructor_names() -> dict[str, str]:
-    """language id -> constructor name, without importing any plugin module.
-
-    Mirrors each plugin's `constructor_name`; a test keeps the two in agreement.
-    """
-    return {
-        "python": "__init__",
-        "ruby": "initialize",
-        "typescript": "constructor",
-        "tsx": "constructor",
-        "javascript": "constructor",
-        "java": CLASS_NAME,
-        "php": "__construct",
-        "cpp": CLASS_NAME,
-    }
+    """language id -> constructor name (or CLASS_NAME), for the languages that have one."""
+    return {s.name: s.constructor_name for s in SPECS if s.constructor_name is not None}
 
 
 def qualify(language: str, parent: str | None, name: str, kind: str) -> str:
     """The display form of a qualified name, in the language's own notation.
 
     Ruby writes instance methods `Foo::Bar#baz`, Rust `a::b::C`, PHP
-    `App\\Http\\Kernel::handle`, everyone else `a.b.C`. Pure data, so faces can
-    call it on the hot path.
+    `App\\Http\\Kernel::handle`, everyone else `a.b.C` (each spec says how).
     """
-    if not parent:
-        return name
-    if language == "ruby":
-        return f"{parent}#{name}" if kind == "method" else f"{parent}::{name}"
-    if language == "rust" or language == "cpp":
-        return f"{parent}::{name}"
-    if language == "php":
-        # namespaces and classes chain with `\`, members follow `::`
-        return f"{parent}::{name}" if kind in _PHP_MEMBERS else f"{parent}\\{name}"
-    return f"{parent}.{name}"
+    spec = _SPECS.get(language)
+    if spec is None:
+        return f"{parent}.{name}" if parent else name
+    return spec.qualify(parent, name, kind)
 
 
 def scope_separators() -> dict[str, str]:
-    """language id -> scope separator, without importing plugins (test keeps it in sync)."""
-    seps = {lang: ("::" if lang in ("ruby", "rust") else ".") for lang in _PLUGINS}
-    seps["cpp"] = "::"
-    seps["php"] = "\\"  # a parent chain: `Illuminate\Support\Collection` (lang/php.py)
-    return seps
-
-
-_PHP_MEMBERS = frozenset(("method", "constant", "field"))
+    """language id -> the separator of its stored parent chains."""
+    return {s.name: s.scope_separator for s in SPECS}

@@ -22,14 +22,22 @@ Rules (what a developer jumps to):
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
-TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
-if TYPE_CHECKING:
-    from typing import ClassVar
+SPEC = LanguageSpec(
+    "ruby",
+    (".rb", ".rake", ".gemspec"),
+    filenames=("Rakefile", "Gemfile"),
+    scope_separator="::",
+    member_separator="#",  # instance methods read `Foo::Bar#baz`
+    member_kinds=("method",),
+    constructor_name="initialize",
+    test_suffixes=("_test.rb", "_spec.rb"),
+)
 
 _TAGS = (
     "module",
@@ -81,10 +89,7 @@ def _literal_name(source: bytes, node: Node) -> str | None:
 
 
 class RubyPlugin(LanguagePlugin):
-    name: ClassVar[str] = "ruby"
-    extensions: ClassVar[tuple[str, ...]] = (".rb", ".rake", ".gemspec")
-    scope_separator: ClassVar[str] = "::"
-    constructor_name: ClassVar[str | None] = "initialize"
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         caps, source = _common.captures("ruby", "ruby.scm", source)

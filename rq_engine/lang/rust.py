@@ -11,12 +11,20 @@ holding 16% of its bytes, which are therefore parsed twice (~15% of its extracti
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang.base import LanguagePlugin
 
+SPEC = LanguageSpec(
+    "rust",
+    (".rs",),
+    scope_separator="::",
+    constructor_name=None,  # `X::new` is matched as a scoped query
+)
+
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any
 
 MAX_MACRO_DEPTH = 4
 
@@ -162,10 +170,7 @@ def _first(item: tuple[int, int, Any]) -> tuple[int, int]:
 
 
 class RustPlugin(LanguagePlugin):
-    name: ClassVar[str] = "rust"
-    extensions: ClassVar[tuple[str, ...]] = (".rs",)
-    scope_separator: ClassVar[str] = "::"
-    constructor_name: ClassVar[str | None] = None  # `X::new` is matched as a scoped query
+    spec = SPEC
 
     def extract(self, source: bytes) -> list[Symbol]:
         ex = _Extractor(self.name)

@@ -6,9 +6,30 @@ Both grammars share node types, so both compile queries/typescript.scm.
 
 from __future__ import annotations
 
+from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Symbol
 from rq_engine.lang import _tsjs
 from rq_engine.lang.base import LanguagePlugin
+
+SPEC = LanguageSpec(
+    "typescript",
+    (".ts", ".mts", ".cts"),
+    constructor_name="constructor",
+    # `foo.test.ts`, `foo.spec.mts` (and `.ctsx`, `.mtsx`, as the JS names run)
+    test_suffixes=tuple(
+        f".{kind}.{cm}ts{x}"
+        for kind in ("test", "spec")
+        for cm in ("", "c", "m")
+        for x in ("", "x")
+        if cm or not x
+    ),
+)
+TSX_SPEC = LanguageSpec(
+    "tsx",
+    (".tsx",),
+    constructor_name="constructor",
+    test_suffixes=(".test.tsx", ".spec.tsx"),
+)
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
 if TYPE_CHECKING:
@@ -16,10 +37,7 @@ if TYPE_CHECKING:
 
 
 class TypeScriptPlugin(LanguagePlugin):
-    name: ClassVar[str] = "typescript"
-    extensions: ClassVar[tuple[str, ...]] = (".ts", ".mts", ".cts")
-    scope_separator: ClassVar[str] = "."
-    constructor_name: ClassVar[str | None] = "constructor"
+    spec = SPEC
     grammar: ClassVar[str] = "typescript"
 
     def extract(self, source: bytes) -> list[Symbol]:
@@ -27,6 +45,5 @@ class TypeScriptPlugin(LanguagePlugin):
 
 
 class TsxPlugin(TypeScriptPlugin):
-    name: ClassVar[str] = "tsx"
-    extensions: ClassVar[tuple[str, ...]] = (".tsx",)
+    spec = TSX_SPEC
     grammar: ClassVar[str] = "tsx"

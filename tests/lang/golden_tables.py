@@ -88,11 +88,11 @@ def check_never_raises(plugin: LanguagePlugin, fixture: Path) -> None:
 
 
 def check_registry_agrees(plugin: LanguagePlugin) -> None:
-    assert registry.plugin(plugin.name) is not None
+    """The registry's answers for the plugin's language are its spec's."""
     assert type(registry.plugin(plugin.name)) is type(plugin)
-    assert registry.constructor_names().get(plugin.name) == plugin.constructor_name
-    assert registry.scope_separators()[plugin.name] == plugin.scope_separator
-    for ext in plugin.extensions:
+    assert registry.constructor_names().get(plugin.name) == plugin.spec.constructor_name
+    assert registry.scope_separators()[plugin.name] == plugin.spec.scope_separator
+    for ext in plugin.spec.extensions:
         assert registry.language_for_path(f"dir/file{ext}") == plugin.name
 
 
