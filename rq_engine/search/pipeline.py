@@ -180,7 +180,7 @@ class Searcher:
         )
 
 
-class _Run(PoolRanking):
+class _Run:
     """One query's pass through the layers (kept apart so Searcher stays reusable)."""
 
     def __init__(self, s: Searcher, q: Query, limit: int, cancel: CancelToken | None) -> None:
@@ -200,7 +200,17 @@ class _Run(PoolRanking):
         self.path_files: set[int] = set()  # files whose path names it
         self.ctor = bool(q.scope) and q.leaf.lower() in _CTOR_ALIASES
         self.unrestricted = False  # scoped fetches read only rows the scope could answer
-        self._start_ranking()
+        self.ranking = PoolRanking(
+            s,
+            q,
+            limit,
+            self.pool,
+            self.scope_files,
+            ctor=self.ctor,
+            now=self.now,
+            branch=self.branch,
+            refetch=self._refetch_unrestricted,
+        )
 
     # ------------------------------------------------------------------ stages
 
@@ -210,7 +220,7 @@ class _Run(PoolRanking):
             yield self._batch([], "exact", final=True)
             return
         if q.looks_like_path:
-            hits = self._path_layer()
+            hits = self.ranking.path_layer()
             yield self._batch(hits, "path", final=True)
             return
         if q.scope:
@@ -219,8 +229,8 @@ class _Run(PoolRanking):
                     self.scope_files |= rt.files_defining(self.s.conn, rid, q.scope[-1].lower())
                 self.path_files |= rt.files_for_scope(self.s.conn, rid, q.scope[-1])
         self._layer_exact_prefix()
-        hits, strong = self._ranked(strict=True)
-        literal = self._literal_count()
+        hits, strong = self.ranking.ranked(strict=True)
+        literal = self.ranking.literal_count()
         # The confidence gate: an exact match in the current repository outranks
         # anything the fuzzy layers could add (bands), and so does a full page of
         # exact/prefix matches; either way the later layers cannot change the top.
@@ -237,10 +247,19 @@ class _Run(PoolRanking):
             self._layer_fuzzy(literal)
         if not literal and not leaf_literal:
             self._layer_typo()
-        hits, _ = self._ranked(strict=True)
+        hits, _ = self.ranking.ranked(strict=True)
         if not hits and q.scope:
-            hits = self._scope_retries()
+            hits = self.ranking.scope_retries()
         yield self._batch(hits, "fuzzy", final=True)
+
+    def _batch(self, hits: list[Hit], layer: str, *, final: bool = False) -> Batch:
+        return Batch(
+            hits=hits,
+            layer=layer,
+            final=final,
+            state=self.s.state,
+            elapsed_ms=round((time.perf_counter() - self.t0) * 1000, 2),
+        )
 
     def _check(self) -> None:
         if self.cancel is not None:

@@ -1,13 +1,12 @@
-"""Ranking one query's candidate pool: qualifier decisions, scope retries, the D14
-near-miss rule, compiled-copy detection, and the stable order faces show.
+"""Ranking one query's candidate pool: what the index says about it (compiled
+twins, scope retries, a path query's files) and each row's boosts, around
+core/scoring/rank.py's Ranker.
 
-Mixed into the pipeline's per-query run (search/pipeline.py), which owns
-retrieval. Imports the stdlib, rq_engine.core and rq_engine.search only.
+The pipeline's per-query run (search/pipeline.py) owns retrieval and holds a
+PoolRanking. Imports the stdlib, rq_engine.core and rq_engine.search only.
 """
 
 from __future__ import annotations
-
-import time
 
 from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
 from rq_engine.core.query import Query
@@ -30,10 +29,12 @@ from rq_engine.core.scoring.rank import (
     rank_entries,
 )
 from rq_engine.search import retrieval as rt
-from rq_engine.search.types import Batch, CancelToken, Hit, Score
+from rq_engine.search.types import Hit, Score
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rq_engine.search.branch import Probe
     from rq_engine.search.pipeline import Searcher
 
@@ -44,38 +45,47 @@ _JS_EXTS = (".js", ".cjs", ".mjs")
 
 
 class PoolRanking:
-    """The index's half of ranking a query's pool: what core/scoring/rank.py's `Ranker`
-    cannot know without reading it (JavaScript compiled from a TypeScript twin, the
-    retries when nothing answered the scope, a path query's files) and each row's
-    boosts. Mixed into the pipeline's per-query run, which owns retrieval; the ranking
-    itself is `self.ranker`'s, a plain function of the pool, the query and a context."""
+    """The index's half of ranking one query's pool: what core/scoring/rank.py's
+    `Ranker` cannot know without reading it (JavaScript compiled from a TypeScript
+    twin, the retries when nothing answered the scope, a path query's files) and
+    each row's boosts. The pipeline's run owns retrieval and hands this its pool
+    (shared, filled as the layers run); the ranking itself is `self.ranker`'s, a
+    plain function of the pool, the query and a public `RankContext`."""
 
-    s: Searcher
-    q: Query
-    limit: int
-    cancel: CancelToken | None
-    t0: float
-    pool: dict[int, PoolEntry]
-    scope_files: set[int]
-    ctor: bool
-    now: float  # unix seconds, read once per query: every candidate ages against it
-    branch: Probe | None  # the current checkout's branch files (None: not asked)
-    context: RankContext
-    ranker: Ranker
-
-    def _start_ranking(self) -> None:
-        """The ranker for this query (after the pipeline set the fields above)."""
+    def __init__(
+        self,
+        s: Searcher,
+        q: Query,
+        limit: int,
+        pool: dict[int, PoolEntry],
+        scope_files: set[int],
+        *,
+        ctor: bool,
+        now: float,
+        branch: Probe | None,
+        refetch: Callable[[], None],
+    ) -> None:
+        self.s = s
+        self.q = q
+        self.limit = limit
+        self.pool = pool  # the run's: every layer adds to it
+        self.ctor = ctor
+        self.now = now  # unix seconds, read once per query: every candidate ages against it
+        self.branch = branch  # the current checkout's branch files (None: not asked)
+        # the scope retries need every definition of the leaf, not only the rows the
+        # scope could answer: the run's retrieval reads them into the pool
+        self.refetch_unrestricted = refetch
         self.context = RankContext(
-            current_repo=self.s.repo_id,
-            scope_files=self.scope_files,
-            constructor=self.ctor,
+            current_repo=s.repo_id,
+            scope_files=scope_files,
+            constructor=ctor,
             compiled={},
-            projects=self.s.projects,
-            boosts=self._boosts,
+            projects=s.projects,
+            boosts=self.boosts,
         )
-        self.ranker = Ranker(self.q, self.context)
+        self.ranker = Ranker(q, self.context)
 
-    def _scope_retries(self) -> list[Hit]:
+    def scope_retries(self) -> list[Hit]:
         """No candidate answered the scope: constructor owner, `.` wildcard, scope typo,
         then the leaf alone with a penalty — in that order."""
         q = self.q
@@ -96,16 +106,13 @@ class PoolRanking:
                 return self._rank_entries(wild, q.unscoped(), None)
         # the scoped fetch read only rows the scope could answer; the typo retry
         # and the leaf-alone fallback need every definition of the leaf
-        self._refetch_unrestricted()
-        hits, _ = self._ranked(strict=False)
+        self.refetch_unrestricted()
+        hits, _ = self.ranked(strict=False)
         if hits or self.ctor:
             # a constructor of nothing the scope names is no answer (`hwia.new`
             # must not list every `initialize`)
             return hits
         return self._ranked_fallback()
-
-    def _refetch_unrestricted(self) -> None:
-        raise NotImplementedError  # the pipeline's run reads the index
 
     def _constructor_owner(self) -> list[Hit]:
         q = self.q
@@ -149,7 +156,7 @@ class PoolRanking:
                 for js in decl[found]:
                     self.context.compiled[js] = True
 
-    def _boosts(self, r: Row) -> Boosts:
+    def boosts(self, r: Row) -> Boosts:
         """Recency from the stored touch time (no stat, no git here); when several
         repositories are searched, whether the row is in the one searched from; the
         branch's mark on the row's file (current repository only); the anchor's
@@ -171,12 +178,14 @@ class PoolRanking:
             anchor_steps=steps,
         )
 
-    def _ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
+    def ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
+        """The pool ranked, its top `limit` as hits, and whether the answer is strong
+        (the confidence gate: no later layer could change the top)."""
         self._compiled_extra(list(self.pool.values()))
         ranked, strong = self.ranker.rank(self.pool.values(), strict=strict)
         return self._top(ranked), strong
 
-    def _literal_count(self) -> int:
+    def literal_count(self) -> int:
         """Exact/prefix entries that answer the query (scope included)."""
         return self.ranker.literal_count(self.pool.values())
 
@@ -192,7 +201,8 @@ class PoolRanking:
     def _top(self, ranked: list[Ranked]) -> list[Hit]:
         return [self.s.hit(e, sc) for sc, e in ranked[: self.limit]]
 
-    def _path_layer(self) -> list[Hit]:
+    def path_layer(self) -> list[Hit]:
+        """A path query's answer: the files whose path matches, best first."""
         q = self.q
         text = q.raw.strip("/")
         hits: list[Hit] = []
@@ -218,15 +228,6 @@ class PoolRanking:
                 )
         hits.sort(key=lambda h: (-h.score.total, h.path))
         return hits[: self.limit]
-
-    def _batch(self, hits: list[Hit], layer: str, *, final: bool = False) -> Batch:
-        return Batch(
-            hits=hits,
-            layer=layer,
-            final=final,
-            state=self.s.state,
-            elapsed_ms=round((time.perf_counter() - self.t0) * 1000, 2),
-        )
 
 
 def match_quality(m: NameMatch) -> float:
