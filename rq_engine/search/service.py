@@ -11,13 +11,10 @@ model" and "Partial indexing":
 - complete, a miss — or, outside the window, an answer without the exact name,
   or one whose files moved more than revalidation can follow: ask git inline
   (the answer depends on it: D33 keeps it ~10 ms); what moved is reindexed
-  first, then the answer is definitive;
-- never indexed (a git work tree) or warming: block until answered. The search
-  indexes in-process — active files, then the files holding the query's leaf,
-  then the rest (index/tiers.py) — and answers once every literal match of the
-  leaf is committed, or the sweep completes; a live warmer already sweeping is
-  left to it (only this query's leaf tier is parsed here) and polled every
-  POLL_INTERVAL. Bounded by the wait policy; the cancel token (Ctrl-C, a new
+  first (search/blocking.py), then the answer is definitive;
+- never indexed (a git work tree) or warming: block until answered
+  (search/blocking.py: index in-process, leaf tier first, or watch a live
+  warmer). Bounded by the wait policy; the cancel token (Ctrl-C, a new
   keystroke) returns the best partial results;
 - an untracked non-git directory: a bounded live scan (search/live.py).
 
@@ -29,11 +26,9 @@ store and index/fresh (stdlib reads); the indexer only when something is indexed
 from __future__ import annotations
 
 import os
-import time
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, current_branch, git_dir
-from rq_engine.core.query import parse
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.wait import Wait
 from rq_engine.index import fresh
@@ -41,10 +36,6 @@ from rq_engine.search import validate
 from rq_engine.search.answer import (
     Answer,
     Progress,
-    left_ms,
-    left_s,
-    literal,
-    tier_leaf,
 )
 from rq_engine.search.pipeline import Searcher
 from rq_engine.search.types import Batch, Hit
@@ -53,19 +44,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from rq_engine.index.stats import IndexProgress
     from rq_engine.search.anchor import Anchor
+    from rq_engine.search.blocking import BlockingAnswer
     from rq_engine.search.live import LiveIndex
 
-# A search watching another process warm re-reads every POLL_INTERVAL: coarse
-# enough not to steal CPU or lock churn from the writer, fine enough that an
-# early answer or a completed sweep shows within a frame (seed).
-POLL_INTERVAL = 0.100
 # Revalidate-and-search rounds before the repository is taken for moved (and caught up).
 VALIDATE_ROUNDS = 2
-# Below this wait budget a warming query forks no git for its active files: a few
-# milliseconds can afford neither git's answer nor the parse it would order.
-GIT_MIN_MS = 1000
 
 
 class QueryService:
@@ -93,7 +77,6 @@ class QueryService:
         self._conn = conn
         self._handoff: Checkout | _Where | None = None
         self._last: Answer | None = None
-        self._early = False  # the running pass was cancelled because the answer was in
         self._scan: LiveIndex | None = None  # a kept live scan (the picker, untracked dir)
 
     # ------------------------------------------------------------------ plumbing
@@ -110,19 +93,20 @@ class QueryService:
         """A Searcher reading the current coverage (cheap: a few indexed SELECTs)."""
         return Searcher(self.conn, self.cwd, all_repos=self.all_repos, anchor=self.anchor)
 
-    def _search(self, s: Searcher, query: str, limit: int) -> list[Hit]:
+    def hits(self, s: Searcher, query: str, limit: int) -> list[Hit]:
+        """`s`'s final answer to `query` (no revalidation)."""
         final: Batch | None = None
         for batch in s.search(query, limit=limit):
             final = batch
         return final.hits if final is not None else []
 
-    def _validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit], bool]:
+    def validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit], bool]:
         """Search, and search again while the files behind the results moved (each round
         reindexes them): a stale line, definition or file is never returned. The flag
         says the work tree moved more than the results show — a file behind them is gone
         (renamed, deleted) or they kept moving — so what else moved must be asked."""
         s = self.searcher()
-        hits = self._search(s, query, limit)
+        hits = self.hits(s, query, limit)
         wider = False
         for _ in range(VALIDATE_ROUNDS):
             moved = validate.stale(self.conn, hits)
@@ -135,7 +119,7 @@ class QueryService:
             )
             validate.refresh(self.conn, moved)
             s = self.searcher()
-            hits = self._search(s, query, limit)
+            hits = self.hits(s, query, limit)
         moved = validate.stale(self.conn, hits)
         if moved:  # still moving (or under a gone checkout): drop what cannot be vouched for
             gone = {(root, p) for (root, _), ps in moved.items() for p in ps}
@@ -143,7 +127,7 @@ class QueryService:
             wider = True
         return s, hits, wider
 
-    def _checkout(self, s: Searcher) -> Checkout:
+    def checkout_of(self, s: Searcher) -> Checkout:
         """The current repository's checkout, from what the index knows (no config read)."""
         from pathlib import Path  # (only a warm or a hand-off needs a Checkout)
 
@@ -155,7 +139,8 @@ class QueryService:
             Path(gd) if gd is not None else None,
         )
 
-    def _answer(self, s: Searcher, hits: list[Hit], *, interrupted: bool = False) -> Answer:
+    def answer_of(self, s: Searcher, hits: list[Hit], *, interrupted: bool = False) -> Answer:
+        """The Answer `hits` make from `s`: hit, miss (or unread), or warming, with its note."""
         state = s.state
         if hits:
             outcome = "hit"
@@ -173,6 +158,23 @@ class QueryService:
         a.boost_note = s.boost_note()
         self._last = a
         return a
+
+    def _blocking(
+        self,
+        query: str,
+        limit: int,
+        wait: Wait,
+        tok: CancelToken,
+        progress: Callable[[Progress], None] | None,
+    ) -> BlockingAnswer:
+        # (search/blocking.py loads only when a query waits: never on a hit)
+        from rq_engine.search.blocking import BlockingAnswer
+
+        return BlockingAnswer(self, query, limit, wait, tok, progress)
+
+    def hand_off(self, co: Checkout) -> None:
+        """Leave `co` to the detached warmer once the face has shown the answer (finish)."""
+        self._handoff = co
 
     def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
         """A miss on a complete index: (outcome, note, files not read). One read of the
@@ -226,23 +228,24 @@ class QueryService:
             co = checkout_for(self.cwd)
             if co.git_dir is None:
                 return self._live(query, limit, wait, tok)
-            return self._warm_answer(s, co, query, limit, wait, tok, progress)
+            return self._blocking(query, limit, wait, tok, progress).warm(s, co)
         if s.state != "complete" and not self.all_repos:
-            return self._warm_answer(s, self._checkout(s), query, limit, wait, tok, progress)
+            blocking = self._blocking(query, limit, wait, tok, progress)
+            return blocking.warm(s, self.checkout_of(s))
         if self.all_repos:
             return self._all_repos_answer(query, limit, wait, tok, progress)
-        s, hits, wider = self._validated(query, limit)
+        s, hits, wider = self.validated(query, limit)
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
         if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
             if not is_fresh:
                 # "did anything else move?" after the answer, asked by a detached child
                 # (a place, not a Checkout: building one imports pathlib)
                 self._handoff = _Where(s.root, s.repository or f"local:{s.root}", git_dir(s.root))
-            return self._answer(s, hits)
+            return self.answer_of(s, hits)
         # A miss, or an answer without the exact name outside the recheck window, or
         # results that moved under it: only git can say whether the answer is absent
         # (a definition added since the index was settled would be missing).
-        return self._caught_up(s, hits, query, limit, wait, tok, progress)
+        return self._blocking(query, limit, wait, tok, progress).caught_up(s, hits)
 
     def _all_repos_answer(
         self,
@@ -265,13 +268,14 @@ class QueryService:
             found = checkout_for(self.cwd)
             co = found if found.git_dir is not None else None
         elif cur.state != "complete" or not fresh.fresh(self.conn, cur.root, git_dir(cur.root)):
-            co = self._checkout(cur)
+            co = self.checkout_of(cur)
         self._handoff = co
-        s, hits, _ = self._validated(query, limit)
+        s, hits, _ = self.validated(query, limit)
         moved = interrupted = False
         note = ""
         if not hits and cur.repo_id is not None and cur.state == "complete":
-            caught = self._caught_up(cur, hits, query, limit, wait, tok, progress)
+            blocking = self._blocking(query, limit, wait, tok, progress)
+            caught = blocking.caught_up(cur, hits)
             hits, interrupted = caught.hits, caught.interrupted
             moved = caught.outcome == "warming"  # changed, and not (yet) caught up
             note = caught.note
@@ -286,204 +290,6 @@ class QueryService:
         a.boost_note = s.boost_note()
         self._last = a
         return a
-
-    def _caught_up(
-        self,
-        s: Searcher,
-        hits: list[Hit],
-        query: str,
-        limit: int,
-        wait: Wait,
-        tok: CancelToken,
-        progress: Callable[[Progress], None] | None,
-    ) -> Answer:
-        """Ask git what moved since the index was settled, reindex it (blocking as the
-        wait policy allows), and answer from the index that is then true: a miss is
-        definitive only after this."""
-        rid = s.repo_id
-        assert rid is not None
-        gd = git_dir(s.root)
-        moved = fresh.check(self.conn, s.root, gd, rid)
-        if not moved.moved:  # the answer found stands (and, empty, is definitive)
-            fresh.settle(
-                self.conn,
-                s.root,
-                gd,
-                rid,
-                moved.stamp,
-                moved.held,
-                reindexed=False,
-                dirs=moved.dirs,
-            )
-            return self._answer(s, hits)
-        co = self._checkout(s)
-        if wait.none:
-            self._handoff = co
-            a = self._answer(s, hits)
-            if not hits:
-                a.outcome, a.note = "warming", f"{s.root} changed since it was indexed"
-            return a
-        from rq_engine.index.indexer import COLD_MIN_FILES
-        from rq_engine.index.warm import catch_up
-
-        t0 = time.monotonic()
-        q = parse(query)
-        # a checkout, a pull: block until answered, as on a warming index; a few named
-        # files are reindexed whole
-        bulk = moved.walk or len(moved.paths) >= COLD_MIN_FILES
-        report = self._reporter(co, t0, progress, tok if bulk else None, query, limit)
-        stats = catch_up(
-            self.conn,
-            co,
-            moved,
-            budget_ms=wait.budget_ms,
-            cancel=tok,
-            leaf=tier_leaf(q),
-            hint=q.leaf,
-            progress=report,
-        )
-        finished = not stats.timed_out and not (stats.cancelled and not self._early)
-        if finished and not self._early and (stats.complete or not moved.walk):
-            dirs = stats.dirs if stats.dirs is not None else moved.dirs
-            fresh.settle(
-                self.conn, s.root, gd, rid, moved.stamp, moved.held, reindexed=True, dirs=dirs
-            )
-        else:
-            self._handoff = co
-        s, hits, _ = self._validated(query, limit)
-        a = self._answer(s, hits, interrupted=stats.cancelled and not self._early)
-        if not hits and not finished:
-            a.outcome, a.note = "warming", f"{s.root} changed and is still being indexed"
-        return a
-
-    def _warm_answer(
-        self,
-        s: Searcher,
-        co: Checkout,
-        query: str,
-        limit: int,
-        wait: Wait,
-        tok: CancelToken,
-        progress: Callable[[Progress], None] | None,
-    ) -> Answer:
-        """Block until answered: index in-process (or beside a live warmer, taking over
-        when it stops short), answer once every literal match of the leaf is committed
-        or the sweep completes."""
-        self._handoff = co
-        if wait.none:
-            hits: list[Hit] = []
-            if s.repo_id is not None:
-                s, hits, _ = self._validated(query, limit)
-            return self._answer(s, hits)
-        from rq_engine.index import gitstate, lock, owner, warm
-
-        q = parse(query)
-        t0 = time.monotonic()
-        deadline = None if wait.budget_ms is None else t0 + wait.budget_ms / 1000
-        me = owner.me()
-        report = self._reporter(co, t0, progress, tok, query, limit)
-        stamp = gitstate.stamp(co.git_dir)
-        status = None
-        active: list[str] = []
-        if co.git_dir is not None and (wait.budget_ms is None or wait.budget_ms >= GIT_MIN_MS):
-            # (a budget of a few ms cannot afford git's answer, nor use it)
-            timeout = gitstate.GIT_TIMEOUT if deadline is None else left_s(deadline)
-            status = gitstate.status(co.root, timeout=timeout)
-            active = warm.active_files(co, status, timeout=left_s(deadline))
-        held = fresh.held_keys(co.root, status)
-        known = status is not None or co.git_dir is None  # what settle needs to be true
-        common = {"active_files": active, "leaf": tier_leaf(q), "hint": q.leaf, "progress": report}
-        own_tiers = False
-        while True:
-            if lock.claim(self.conn, co.identity, me):
-                try:
-                    stats = warm.index_budgeted_cancellable(
-                        self.conn, co, left_ms(deadline), tok, **common
-                    )
-                finally:
-                    lock.release(self.conn, co.identity, me)
-                if stats.complete and known:
-                    fresh.settle(
-                        self.conn,
-                        co.root,
-                        co.git_dir,
-                        stats.repository_id,
-                        stamp,
-                        held,
-                        reindexed=True,
-                        dirs=stats.dirs,
-                    )
-                break
-            if not own_tiers:
-                # A warmer is sweeping: parse only this query's tiers, then watch it.
-                own_tiers = True
-                warm.index_budgeted_cancellable(
-                    self.conn, co, left_ms(deadline), tok, tiers_only=True, **common
-                )
-                if self._early or tok.cancelled:
-                    break
-            if not self._watch(co, query, limit, deadline, t0, tok, progress):
-                break  # answered, complete, out of time or cancelled; else: take over
-        s, hits, _ = self._validated(query, limit)
-        return self._answer(s, hits, interrupted=tok.cancelled and not self._early)
-
-    def _watch(
-        self,
-        co: Checkout,
-        query: str,
-        limit: int,
-        deadline: float | None,
-        t0: float,
-        tok: CancelToken,
-        progress: Callable[[Progress], None] | None,
-    ) -> bool:
-        """Poll another process's sweep every POLL_INTERVAL until the answer appears,
-        coverage completes, the deadline passes or the token is cancelled (False), or
-        the warmer is gone with the sweep unfinished (True: the caller takes over)."""
-        from rq_engine.index import lock
-
-        while not tok.wait(POLL_INTERVAL):
-            s = self.searcher()
-            if s.state == "complete":
-                return False
-            if literal(self._search(s, query, limit)):
-                return False
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-            if lock.holder(self.conn, co.identity) is None:
-                return True  # its budget ran out (or it died): carry on here
-            if progress is not None:
-                _, done, seen = self.coverage()
-                progress(Progress(str(co.root), done, seen, time.monotonic() - t0, "warmer"))
-        return False
-
-    def _reporter(
-        self,
-        co: Checkout,
-        t0: float,
-        progress: Callable[[Progress], None] | None,
-        tok: CancelToken | None,
-        query: str,
-        limit: int,
-    ) -> Callable[[IndexProgress], None]:
-        """The pass's progress hook: tell the face, and once the leaf tier is committed,
-        search; literal hits then are the whole literal answer, so the pass stops
-        (through `tok`; without one the pass runs to its end)."""
-        self._early = False
-        searched = False
-
-        def on_progress(p: IndexProgress) -> None:
-            nonlocal searched
-            if progress is not None:
-                progress(Progress(str(co.root), p.done, p.total, time.monotonic() - t0, "index"))
-            if tok is None or p.phase != "parse" or p.leaf_pending or searched or tok.cancelled:
-                return
-            searched = True  # the leaf tier is whole: one search decides
-            if literal(self._search(self.searcher(), query, limit)):
-                self._early = True
-                tok.cancel()
-
-        return on_progress
 
     def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
         """An untracked non-git directory: a bounded in-memory scan, merged with the
@@ -525,7 +331,7 @@ class QueryService:
         if final is None or cancel.cancelled:
             return
         if validate.stale(self.conn, final.hits):
-            s, hits, _ = self._validated(query, limit)
+            s, hits, _ = self.validated(query, limit)
             final = Batch(hits, final.layer, True, s.state, final.elapsed_ms, final.notes)
         yield final
 
@@ -588,7 +394,7 @@ class QueryService:
             return co if co.git_dir is not None else None
         gd = git_dir(s.root)
         if s.state != "complete" or not fresh.fresh(self.conn, s.root, gd, ahead_ms=ahead_ms):
-            return self._checkout(s)
+            return self.checkout_of(s)
         return None
 
     # ------------------------------------------------------------------ after
@@ -618,7 +424,7 @@ class QueryService:
                 except (sqlite3.Error, OSError):
                     pass  # a busy or broken store only means no warmer this time
                 return
-            co = self._checkout(self.searcher())
+            co = self.checkout_of(self.searcher())
         if co is not None:
             start_warmer(self.conn, co)
 
