@@ -147,7 +147,9 @@ def write_batch(
         for r in batch:
             old_id = current.get(r.path)
             if r.status == OK:
-                parsed.append((r.path, r.language, r.mtime, r.size, r.content_hash, r.rows, old_id))
+                parsed.append(
+                    (r.path, r.language, r.mtime, r.size, r.content_hash, r.rows, old_id, r.refs)
+                )
                 indexed += 1
                 symbols += len(r.rows)
                 if r.reason == "bad-encoding":

@@ -64,6 +64,8 @@ class Parsed:
     # file (namekeys.name_record), so the parent only inserts them (store.derived.ColdNames).
     keys: tuple[NameRecord, ...] = ()
     cut: int = 0  # rows whose name or qualified parent was cut to its bound (index/bounds.py)
+    # (qualifier, name) pairs the file names (`io.Reader`): the canonical prior's data
+    refs: tuple[tuple[str, str], ...] = ()
 
 
 def max_file_bytes() -> int:
@@ -144,12 +146,16 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
         [(s.name, str(s.kind), str(s.visibility), s.line, s.end_line, s.parent) for s in syms],
         plugin.scope_separator,
     )
+    try:
+        pairs = tuple(plugin.references(source))
+    except Exception:  # a plugin bug costs the prior for this file, not its symbols
+        pairs = ()
     keys: tuple[NameRecord, ...] = ()
     if seen is not None:
         new = {r[0] for r in rows}.difference(seen)
         seen.update(new)
         keys = tuple(name_record(n) for n in new)
-    return Parsed(job.path, job.language, OK, mtime, size, h, rows, reason, keys, cut)
+    return Parsed(job.path, job.language, OK, mtime, size, h, rows, reason, keys, cut, pairs)
 
 
 def as_tuple(p: Parsed) -> tuple[object, ...]:
@@ -166,4 +172,5 @@ def as_tuple(p: Parsed) -> tuple[object, ...]:
         p.reason,
         p.keys,
         p.cut,
+        p.refs,
     )

@@ -52,6 +52,12 @@ class LanguagePlugin(ABC):
         errors, and whatever parsed is returned.
         """
 
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        """The (qualifier, name) pairs the file names: `io.Reader`, `ActiveRecord::Base`
+        (lang/_refs.py). Counted per repository for the canonical prior (the scorer's
+        `referenced`); a language without qualified names reports none."""
+        return set()
+
     def qualified(self, parent: str | None, name: str) -> str:
         """How a child's `parent` is built from its enclosing symbol (nesting chain)."""
         return f"{parent}{self.scope_separator}{name}" if parent else name

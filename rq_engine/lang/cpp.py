@@ -50,6 +50,7 @@ import re
 
 from rq_engine.core.langspec import CLASS_NAME, LanguageSpec
 from rq_engine.core.model import Symbol
+from rq_engine.lang import _refs
 from rq_engine.lang._cfamily import Walk
 from rq_engine.lang._cparse import unmacro_attributes, unmacro_cpp
 from rq_engine.lang.base import LanguagePlugin
@@ -104,6 +105,9 @@ def is_cpp(source: bytes) -> bool:
 
 class CppPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.scoped(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         if is_cpp(source):

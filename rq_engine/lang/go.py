@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common
+from rq_engine.lang import _common, _refs
 from rq_engine.lang.base import LanguagePlugin
 
 SPEC = LanguageSpec(
@@ -49,6 +49,9 @@ def receiver_type(text: str) -> str:
 
 class GoPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.go(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         from rq_engine.lang import grammar

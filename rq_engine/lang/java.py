@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import CLASS_NAME, LanguageSpec
 from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
-from rq_engine.lang import _bodies, _common, grammar
+from rq_engine.lang import _bodies, _common, _refs, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -66,6 +66,9 @@ _ANNOTATIONS = frozenset(("annotation", "marker_annotation", "line_comment", "bl
 
 class JavaPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.java(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         # never reads a body: parsed without the ones the layout delimits (_bodies.py)

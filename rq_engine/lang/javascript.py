@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Symbol
-from rq_engine.lang import _tsjs
+from rq_engine.lang import _refs, _tsjs
 from rq_engine.lang.base import LanguagePlugin
 
 SPEC = LanguageSpec(
@@ -27,6 +27,9 @@ SPEC = LanguageSpec(
 
 class JavaScriptPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.javascript(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         return _tsjs.extract("javascript", "javascript.scm", self.name, source)

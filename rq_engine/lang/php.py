@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import ACCESS_WORDS, Kind, Symbol, Visibility
-from rq_engine.lang import _bodies, _common, grammar
+from rq_engine.lang import _bodies, _common, _refs, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -69,6 +69,9 @@ _NOT_A_LINE = frozenset(("attribute_list", "comment"))
 
 class PhpPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.php(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         # never reads a body: parsed without the ones the layout delimits (_bodies.py)

@@ -38,7 +38,7 @@ import re
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common, grammar
+from rq_engine.lang import _common, _refs, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -132,6 +132,9 @@ _ids: _Ids | None = None  # built on the first extract (needs the grammar)
 
 class PythonPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.python(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         global _ids

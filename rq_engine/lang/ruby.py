@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common
+from rq_engine.lang import _common, _refs
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -90,6 +90,9 @@ def _literal_name(source: bytes, node: Node) -> str | None:
 
 class RubyPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.ruby(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         caps, source = _common.captures("ruby", "ruby.scm", source)

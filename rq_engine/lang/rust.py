@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
+from rq_engine.lang import _refs
 from rq_engine.lang.base import LanguagePlugin
 
 SPEC = LanguageSpec(
@@ -171,6 +172,9 @@ def _first(item: tuple[int, int, Any]) -> tuple[int, int]:
 
 class RustPlugin(LanguagePlugin):
     spec = SPEC
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.scoped(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         ex = _Extractor(self.name)

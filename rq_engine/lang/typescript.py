@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Symbol
-from rq_engine.lang import _tsjs
+from rq_engine.lang import _refs, _tsjs
 from rq_engine.lang.base import LanguagePlugin
 
 SPEC = LanguageSpec(
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 class TypeScriptPlugin(LanguagePlugin):
     spec = SPEC
     grammar: ClassVar[str] = "typescript"
+
+    def references(self, source: bytes) -> set[tuple[str, str]]:
+        return _refs.javascript(source)
 
     def extract(self, source: bytes) -> list[Symbol]:
         return _tsjs.extract(self.grammar, "typescript.scm", self.name, source)

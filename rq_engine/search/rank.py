@@ -9,7 +9,7 @@ PoolRanking. Imports the stdlib, rq_engine.core and rq_engine.search only.
 from __future__ import annotations
 
 from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
-from rq_engine.core.query import Query
+from rq_engine.core.query import Query, split_scope
 from rq_engine.core.scoring import (
     Boosts,
     NameMatch,
@@ -30,6 +30,7 @@ from rq_engine.core.scoring.rank import (
 )
 from rq_engine.search import retrieval as rt
 from rq_engine.search.types import Hit, Score
+from rq_engine.store import refs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,6 +43,20 @@ EXACT_ROWS = 2000  # rows of names equal to the query (`__init__` has ~10k in CP
 PREFIX_NAMES = 300  # distinct names per prefix range
 PREFIX_ROWS = 1000  # rows of those names, shortest names first (~15 µs a row scored)
 _JS_EXTS = (".js", ".cjs", ".mjs")
+_MEMBERS = frozenset(("method", "field"))
+_NONE = (0, 0)
+
+
+def _files(named: dict[str, int], r: Row) -> int:
+    """How many files name `r` by a qualifier it answers to (see _prepare_references)."""
+    quals = [split_scope(r.parent)[0][-1]] if r.parent else []
+    if r.kind not in _MEMBERS:  # a method is named through its type, not its package
+        # its module (the file's stem) and every package above it: a package re-exports
+        # what its files define (`from django.db.models import CharField` names
+        # django/db/models/fields/__init__.py's; `z.string` from "zod/v4", v4/classic's)
+        *dirs, base = r.path.split("/")
+        quals += (base.split(".", 1)[0], *dirs)
+    return max((named.get(q, 0) for q in quals), default=0)
 
 
 class PoolRanking:
@@ -82,7 +97,11 @@ class PoolRanking:
             compiled={},
             projects=s.projects,
             boosts=self.boosts,
+            references=self.references,
         )
+        self._named: dict[tuple[int, str], dict[str, int]] = {}  # (repo, name) -> counts
+        self._referenced: dict[int, tuple[int, int]] = {}  # row id -> (files, best)
+        self._pool_seen = 0
         self.ranker = Ranker(q, self.context)
 
     def scope_retries(self) -> list[Hit]:
@@ -156,6 +175,47 @@ class PoolRanking:
                 for js in decl[found]:
                     self.context.compiled[js] = True
 
+    def references(self, r: Row) -> tuple[int, int]:
+        """(files naming the row by its qualifier, the most any row of its name in the
+        pool has): the canonical prior's facts (_prepare_references)."""
+        return self._referenced.get(r.id, _NONE)
+
+    def _prepare_references(self) -> None:
+        """For every name two or more rows of the pool share, each row's count: how many
+        files name it by a qualifier it answers to — its parent's last name, and unless
+        it is a method or field (named through its type) its file's stem and the
+        directories above it (`io.Reader` for src/io/io.go, `ActiveRecord::Base`,
+        `models.Model` for django/db/models/base.py). One indexed read for the pool's new names;
+        nothing for a name with one definition. Scores memoized before a better-named
+        copy arrived are dropped."""
+        if self.q.scope or len(self.pool) == self._pool_seen:
+            return
+        self._pool_seen = len(self.pool)
+        groups: dict[tuple[int, str], list[Row]] = {}
+        for e in self.pool.values():
+            groups.setdefault((e.row.repository_id, e.row.name), []).append(e.row)
+        todo: dict[int, list[str]] = {}
+        for (rid, name), rows in groups.items():
+            if len(rows) > 1 and (rid, name) not in self._named:
+                todo.setdefault(rid, []).append(name)
+        for rid, names in todo.items():
+            found = refs.counts(self.s.conn, rid, names)
+            for name in names:
+                self._named[(rid, name)] = found.get(name, {})
+        changed = False
+        for key, rows in groups.items():
+            named = self._named.get(key)
+            if not named or len(rows) < 2:
+                continue
+            got = {r.id: _files(named, r) for r in rows}
+            best = max(got.values())
+            for row_id, files in got.items():
+                if self._referenced.get(row_id, _NONE) != (files, best):
+                    self._referenced[row_id] = (files, best)
+                    changed = True
+        if changed:
+            self.ranker.forget()
+
     def boosts(self, r: Row) -> Boosts:
         """Recency from the stored touch time (no stat, no git here); when several
         repositories are searched, whether the row is in the one searched from; the
@@ -181,12 +241,14 @@ class PoolRanking:
     def ranked(self, *, strict: bool) -> tuple[list[Hit], bool]:
         """The pool ranked, its top `limit` as hits, and whether the answer is strong
         (the confidence gate: no later layer could change the top)."""
+        self._prepare_references()
         self._compiled_extra(list(self.pool.values()))
         ranked, strong = self.ranker.rank(self.pool.values(), strict=strict)
         return self._top(ranked), strong
 
     def literal_count(self) -> int:
         """Exact/prefix entries that answer the query (scope included)."""
+        self._prepare_references()
         return self.ranker.literal_count(self.pool.values())
 
     def _ranked_fallback(self) -> list[Hit]:

@@ -453,3 +453,39 @@ INSERT OR IGNORE INTO meta(key, value) VALUES ('text_changes_floor', '0');
 """
 
 STEPS.append(("m010_text_changes", M010_TEXT_CHANGES))
+
+
+# --- m011: what each file names by qualifier (the canonical prior) ------------------
+#
+# `io.Reader`, `ActiveRecord::Base`, `from x.models import Model`: the pairs a file
+# names (lang/_refs.py), per file, and per repository how many files name each
+# (store/refs.py, kept exact by the writer). The scorer's `referenced` feature reads
+# the counts to tell the definition a codebase leans on among same-named ones. Files
+# of the languages that report pairs are re-read so an existing index gets them.
+M011_REFERENCES = """
+CREATE TABLE file_refs (
+    repository_id INTEGER NOT NULL,
+    file_id INTEGER NOT NULL,
+    qualifier TEXT NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE INDEX idx_file_refs_file ON file_refs(file_id);
+CREATE TABLE ref_counts (
+    repository_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    qualifier TEXT NOT NULL,
+    files INTEGER NOT NULL,
+    PRIMARY KEY (repository_id, name, qualifier)
+) WITHOUT ROWID;
+"""
+
+
+def m011_references(conn: sqlite3.Connection) -> None:
+    for stmt in _statements(M011_REFERENCES):
+        conn.execute(stmt)
+    reextract(
+        "python", "ruby", "go", "rust", "typescript", "tsx", "javascript", "java", "php", "cpp"
+    )(conn)
+
+
+STEPS.append(("m011_references", m011_references))

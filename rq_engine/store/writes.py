@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.value import value
+from rq_engine.store import refs
 from rq_engine.store.txn import (
     transaction as transaction,  # re-exported: writers say writes.transaction
 )
@@ -129,11 +130,13 @@ def file_states(
 
 
 def delete_files(conn: sqlite3.Connection, file_ids: Iterable[int]) -> int:
-    """Delete files and their symbols. Returns the number of symbol rows removed."""
+    """Delete files, their symbols and the pairs they name. Returns the number of
+    symbol rows removed."""
     removed = 0
     gone: dict[int, list[str]] = {}
     for fid in file_ids:
         removed += conn.execute("DELETE FROM symbols WHERE file_id = ?", (fid,)).rowcount
+        refs.forget(conn, (fid,))
         row = conn.execute(
             "DELETE FROM files WHERE id = ? RETURNING repository_id, path", (fid,)
         ).fetchone()
@@ -183,10 +186,13 @@ _INSERT_SYMBOL = (
 def write_files(
     conn: sqlite3.Connection,
     repository_id: int,
-    items: Sequence[tuple[str, str, int, int, str, Sequence[SymbolRow], int | None]],
+    items: Sequence[
+        tuple[str, str, int, int, str, Sequence[SymbolRow], int | None, Sequence[refs.Pair]]
+    ],
 ) -> tuple[list[int], int]:
-    """Insert or replace files and all their symbols: (path, language, mtime, size,
-    content_hash, rows, existing file id or None) each. One executemany for every
+    """Insert or replace files, all their symbols and the pairs they name (store/refs):
+    (path, language, mtime, size, content_hash, rows, existing file id or None, pairs)
+    each. One executemany for every
     symbol of the batch (per-file calls cost ~25% more CPU on a cold pass).
     Returns the file ids written, in order, and the largest symbol id before the
     batch's rows went in: those rows, and no others, have ids above it (a new rowid
@@ -194,7 +200,8 @@ def write_files(
     t = now()
     sym: list[tuple[object, ...]] = []
     ids: list[int] = []
-    for path, language, mtime, size, content_hash, rows, existing_id in items:
+    named: list[tuple[int, Sequence[refs.Pair]]] = []
+    for path, language, mtime, size, content_hash, rows, existing_id, pairs in items:
         fid: int | None = existing_id
         if fid is None:
             got = conn.execute(
@@ -215,18 +222,22 @@ def write_files(
                 existing_id = fid
         if existing_id is not None:
             conn.execute("DELETE FROM symbols WHERE file_id = ?", (fid,))
+            refs.forget(conn, (fid,))
             conn.execute(
                 "UPDATE files SET language = ?, mtime = ?, size = ?, content_hash = ?, "
                 "indexed_at = ? WHERE id = ?",
                 (language, mtime, size, content_hash, t, fid),
             )
         ids.append(fid)
+        if pairs:
+            named.append((fid, pairs))
         sym.extend(
             (repository_id, fid, n, n.lower(), k, v, language, line, end, parent)
             for n, k, v, line, end, parent in rows
         )
     after = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
     conn.executemany(_INSERT_SYMBOL, sym)
+    refs.add(conn, repository_id, named)
     log_text_changes(conn, repository_id, [it[0] for it in items])
     return ids, after
 
@@ -345,6 +356,7 @@ def delete_repository(conn: sqlite3.Connection, repository_id: int) -> Dropped:
     n_files = conn.execute("DELETE FROM files WHERE repository_id = ?", (repository_id,)).rowcount
     conn.execute("DELETE FROM coverage WHERE repository_id = ?", (repository_id,))
     conn.execute("DELETE FROM text_changes WHERE repository_id = ?", (repository_id,))
+    refs.drop_repository(conn, repository_id)
     n_co = conn.execute("DELETE FROM checkouts WHERE repository_id = ?", (repository_id,)).rowcount
     conn.execute("DELETE FROM repositories WHERE id = ?", (repository_id,))
     return Dropped(identity, n_co, n_files, n_sym)

@@ -24,6 +24,7 @@ from rq_engine.core.scoring.weights import (
     MIN_TYPO_LEN,
     PROXIMITY_MIN,
     RECENCY_HALF_LIFE_DAYS,
+    REFERENCED_MIN_FILES,
     WEIGHTS,
 )
 
@@ -361,6 +362,21 @@ def dir_steps(a: tuple[str, ...], b: tuple[str, ...]) -> int:
 # Decided where the pool is ranked (search/rank.py, search/pipeline.py), because they
 # need the index (a `.d.ts` beside a `.js`; the files declaring the scope) or the layer
 # that found the row; their parts and weights are here like every other feature's.
+
+
+def referenced_feature(files: int, best: int) -> list[tuple[str, float]]:
+    """The canonical prior, among definitions of one name: `files` name this one by
+    its qualifier, `best` the one named most (`strings.Reader` 12, `io.Reader` 224 in
+    Go std). The less-named copy falls by the gap, WEIGHTS per doubling, capped; the
+    most-named one keeps its score, so the prior reorders copies of a name and never
+    lifts any candidate over another."""
+    if best <= files or best < REFERENCED_MIN_FILES:
+        return []
+    from math import log2
+
+    per, cap = WEIGHTS["referenced"], WEIGHTS["referenced_cap"]
+    v = round(min(cap, per * log2(1 + files)) - min(cap, per * log2(1 + best)), 1)
+    return [("referenced", v)] if v < 0 else []
 
 
 def compiled_copy_feature(compiled: bool) -> list[tuple[str, float]]:

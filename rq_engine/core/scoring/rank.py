@@ -16,6 +16,7 @@ from rq_engine.core.scoring import Boosts, Candidate, NameMatch, Scored, score
 from rq_engine.core.scoring.features import (
     compiled_copy_feature,
     qualifier_feature,
+    referenced_feature,
     scope_file_feature,
     scope_unmatched_feature,
 )
@@ -105,13 +106,24 @@ class RankContext(Record):
     """What ranking a pool needs beside the pool and the query, decided by the search
     layer once per query (`compiled` grows as batches bring new paths)."""
 
-    __slots__ = ("current_repo", "scope_files", "constructor", "compiled", "projects", "boosts")
+    __slots__ = (
+        "current_repo",
+        "scope_files",
+        "constructor",
+        "compiled",
+        "projects",
+        "boosts",
+        "references",
+    )
     current_repo: int | None  # the repository searched from
     scope_files: set[int]  # files declaring the scope's last name (`scope_file`)
     constructor: bool  # the query is `Scope.new`-like: a constructor answers only its own class
     compiled: dict[str, bool]  # path -> JavaScript with a TypeScript declaration beside it
     projects: dict[int, str]  # repository id -> the project's short name (`path_project`)
     boosts: Callable[[Row], Boosts]  # the context signals of one row (search/rank.py)
+    # (files naming the row by its qualifier, the most any row of its name has): the
+    # canonical prior; None: not known
+    references: Callable[[Row], tuple[int, int]] | None
 
     def __init__(
         self,
@@ -122,6 +134,7 @@ class RankContext(Record):
         compiled: dict[str, bool],
         projects: dict[int, str],
         boosts: Callable[[Row], Boosts],
+        references: Callable[[Row], tuple[int, int]] | None = None,
     ) -> None:
         self.current_repo = current_repo
         self.scope_files = scope_files
@@ -129,6 +142,7 @@ class RankContext(Record):
         self.compiled = compiled
         self.projects = projects
         self.boosts = boosts
+        self.references = references
 
 
 class Ranker:
@@ -159,6 +173,11 @@ class Ranker:
                 strong = True
             scored.append((sc, e))
         return ordered(scored), strong
+
+    def forget(self) -> None:
+        """Drop the memo: the context changed what a row scores (a copy of a name named
+        more often arrived with a later batch)."""
+        self._memo.clear()
 
     def literal_count(self, pool: Iterable[PoolEntry]) -> int:
         """Exact/prefix entries that answer the query (scope included)."""
@@ -225,6 +244,11 @@ def score_entry(
         extra = [*extra, *compiled_copy_feature(True)]
     if more:
         extra = [*extra, *more]
+    if ctx.references is not None and not q.scope:
+        # the prior orders the copies of a name; a scoped query names its own qualifier
+        files, best = ctx.references(r)
+        if best > files:
+            extra = [*extra, *referenced_feature(files, best)]
     return score(
         q,
         candidate(r, ctx.projects.get(r.repository_id, "")),

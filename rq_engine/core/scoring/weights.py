@@ -55,6 +55,9 @@ WEIGHTS: dict[str, float] = {
     "enclosing_cap": 180.0,
     "proximity_file": 90.0,  # --anchor: in the anchor's own file
     "proximity_dir": 60.0,  # --anchor: in its directory; halves per directory step
+    # the canonical prior: how many files name an exact match by its qualifier (`io.Reader`)
+    "referenced": 8.0,  # per doubling of those files (log2(1 + files))
+    "referenced_cap": 48.0,  # reached at 63 files: a tiebreak below `case`, never a match class
     # a constructor reached through `Foo.new` (shown so `__init__` answering `new` is seen)
     "constructor": 0.0,
     # a query that is a path (`models.py`, `db/models/base.py`): the file layer's parts
@@ -63,6 +66,10 @@ WEIGHTS: dict[str, float] = {
     "path_query_within": 500.0,  # `path`: the path holds it
     "path_query_length": 100.0,  # `length`: scaled by the share of the path the query spells
 }
+
+#: the canonical prior speaks only once some copy of a name is named by this many
+#: files: one file importing one copy (`superRefine` from zod's `mini`) is no evidence
+REFERENCED_MIN_FILES = 3
 
 #: proximity below this is not shown (four directory steps away: 60 / 16 = 3.75)
 PROXIMITY_MIN = 5.0

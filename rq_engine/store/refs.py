@@ -1,0 +1,70 @@
+"""The canonical prior's data: which files name a definition by its qualifier.
+
+Each indexed file's (qualifier, name) pairs (lang/_refs.py: `io.Reader`,
+`ActiveRecord::Base`, `from x.models import Model`) are kept in `file_refs`,
+and `ref_counts` holds, per repository, how many files name each pair. Both
+change in the writer's transaction with the file's symbols: a file rewritten
+takes its old pairs back out (decrement) before its new ones go in, a deleted
+file takes them out, so the counts are exact after any sequence of writes (m011).
+Stdlib only; knows no language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rq_engine.core.sqlite import sqlite3
+
+Pair = tuple[str, str]  # (qualifier, name)
+
+
+def forget(conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
+    """Take these files' pairs out of the counts and drop them."""
+    for fid in file_ids:
+        conn.execute(
+            "UPDATE ref_counts SET files = files - 1 WHERE (repository_id, name, qualifier) "
+            "IN (SELECT repository_id, name, qualifier FROM file_refs WHERE file_id = ?)",
+            (fid,),
+        )
+        conn.execute("DELETE FROM file_refs WHERE file_id = ?", (fid,))
+
+
+def add(
+    conn: sqlite3.Connection, repository_id: int, items: Sequence[tuple[int, Sequence[Pair]]]
+) -> None:
+    """Record each (file id, its distinct pairs) and count them in."""
+    rows = [(repository_id, fid, q, n) for fid, pairs in items for q, n in pairs]
+    if not rows:
+        return
+    conn.executemany(
+        "INSERT INTO file_refs(repository_id, file_id, qualifier, name) VALUES (?, ?, ?, ?)",
+        rows,
+    )
+    conn.executemany(
+        "INSERT INTO ref_counts(repository_id, name, qualifier, files) VALUES (?, ?, ?, 1) "
+        "ON CONFLICT(repository_id, name, qualifier) DO UPDATE SET files = files + 1",
+        [(rid, n, q) for rid, _, q, n in rows],
+    )
+
+
+def drop_repository(conn: sqlite3.Connection, repository_id: int) -> None:
+    conn.execute("DELETE FROM file_refs WHERE repository_id = ?", (repository_id,))
+    conn.execute("DELETE FROM ref_counts WHERE repository_id = ?", (repository_id,))
+
+
+def counts(
+    conn: sqlite3.Connection, repository_id: int, names: Sequence[str]
+) -> dict[str, dict[str, int]]:
+    """name -> {qualifier: how many files name `qualifier<sep>name`}, for the names
+    any file names (one indexed read per 500 names)."""
+    out: dict[str, dict[str, int]] = {}
+    for i in range(0, len(names), 500):
+        chunk = names[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for n, q, f in conn.execute(
+            "SELECT name, qualifier, files FROM ref_counts WHERE repository_id = ? "
+            f"AND name IN ({marks}) AND files > 0",
+            (repository_id, *chunk),
+        ):
+            out.setdefault(str(n), {})[str(q)] = int(f)
+    return out
