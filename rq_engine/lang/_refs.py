@@ -140,6 +140,8 @@ def go(data: bytes) -> set[Pair]:
 
 
 _PY_COMMENT = re.compile(rb"#[^\n]*")
+# each imported name, its `as` alias skipped (`A, B as C` -> A, B)
+_PY_NAMES = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]+as[ \t]+[A-Za-z_][A-Za-z0-9_]*)?")
 _PY_FROM = re.compile(rb"from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]{0,5000}\)|[^\n;#]*)")
 
 
@@ -150,16 +152,16 @@ def python(data: bytes) -> set[Pair]:
     the `from` form already counts in most codebases."""
     out: set[Pair] = set()
     for m in _PY_FROM.finditer(data):
-        module = _text(m.group(1).rstrip(b".").rsplit(b".", 1)[-1])
+        module = m.group(1).rstrip(b".").rsplit(b".", 1)[-1]
         if not module:
             continue  # `from . import x`
-        names = _PY_COMMENT.sub(b"", m.group(2)).strip(b"()")
-        for item in names.split(b","):
-            words = item.split()
-            if words and _IDENT.fullmatch(words[0]):
-                out.add((module, _text(words[0])))
-                if len(out) >= MAX_PAIRS:
-                    return out
+        clause = m.group(2)
+        if b"#" in clause:
+            clause = _PY_COMMENT.sub(b"", clause)
+        q = module.decode("utf-8", "replace")
+        out.update((q, n.decode("utf-8", "replace")) for n in _PY_NAMES.findall(clause))
+        if len(out) >= MAX_PAIRS:
+            return set(list(out)[:MAX_PAIRS])
     return out
 
 

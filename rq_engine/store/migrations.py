@@ -460,16 +460,16 @@ STEPS.append(("m010_text_changes", M010_TEXT_CHANGES))
 # `io.Reader`, `ActiveRecord::Base`, `from x.models import Model`: the pairs a file
 # names (lang/_refs.py), per file, and per repository how many files name each
 # (store/refs.py, kept exact by the writer). The scorer's `referenced` feature reads
-# the counts to tell the definition a codebase leans on among same-named ones. Files
+# the counts to tell the definition a codebase leans on among same-named ones.
+# `file_refs` keeps a file's pairs in one row (`qualifier<TAB>name` lines): what a
+# rewrite or deletion takes back out, at one row write per file. Files
 # of the languages that report pairs are re-read so an existing index gets them.
 M011_REFERENCES = """
 CREATE TABLE file_refs (
+    file_id INTEGER PRIMARY KEY,
     repository_id INTEGER NOT NULL,
-    file_id INTEGER NOT NULL,
-    qualifier TEXT NOT NULL,
-    name TEXT NOT NULL
+    pairs TEXT NOT NULL
 );
-CREATE INDEX idx_file_refs_file ON file_refs(file_id);
 CREATE TABLE ref_counts (
     repository_id INTEGER NOT NULL,
     name TEXT NOT NULL,

@@ -110,7 +110,9 @@ def test_counts_follow_edits_deletions_and_new_files(
         for q, n, f in db.execute("SELECT qualifier, name, files FROM ref_counts WHERE files > 0")
     )
     recount: dict[tuple[str, str], int] = {}
-    for q, n in db.execute("SELECT qualifier, name FROM file_refs"):
-        recount[(q, n)] = recount.get((q, n), 0) + 1
+    for (text,) in db.execute("SELECT pairs FROM file_refs"):
+        for line in text.split("\n"):
+            q, n = line.split("\t")
+            recount[(q, n)] = recount.get((q, n), 0) + 1
     assert stored == recount
     assert stored[("a", "Reader")] == 7 and stored[("b", "Reader")] == 1
