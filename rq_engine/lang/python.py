@@ -38,7 +38,7 @@ import re
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common, _refs, grammar
+from rq_engine.lang import _common, _pybodies, _refs, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -145,6 +145,9 @@ class PythonPlugin(LanguagePlugin):
             # tree-sitter counts rows at `\n` only: every symbol would sit on line 1.
             # Same length, so byte offsets are unchanged.
             source = _LONE_CR.sub(b"\n", source)
+        # bodies holding no definition are blanked to one `0` (_pybodies): half the
+        # parse, the same symbols and lines
+        source = _pybodies.blank_bodies(source)
         root = grammar.parse("python", source).root_node
         # No error anywhere (most files): a def/class node then holds nothing
         # to walk but its body, and has_error needs no asking per node.
