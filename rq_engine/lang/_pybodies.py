@@ -35,6 +35,9 @@ from rq_engine.lang.grammar import pattern
 # `:` (after the last `)`, an annotation allowed), then at most a comment.
 _HEAD = re.compile(rb"def[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\([^\n]*\)[^\n:#]*:[ \t]*(?:#[^\n]*)?\n")
 _BLANK = bytes(32 if b != 10 else 10 for b in range(256))  # all but "\n" -> " "
+# Headers deeper than this are parsed as they are: finding a body's end reads it,
+# so a chain of defs each nested in the last would cost the square of the file.
+MAX_DEPTH = 48
 _BRACKETS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # a nested definition (or the words in a string: then the body is parsed anyway)
 _NESTED = re.compile(rb"(?<![A-Za-z0-9_])(?:def|class)[ \t]")
@@ -54,6 +57,8 @@ def blank_bodies(source: bytes) -> bytes:
         if indent.strip(b" \t"):
             continue  # `x = def`? not a header at the start of its line
         depth = len(indent)
+        if depth > MAX_DEPTH:
+            continue
         start = m.end()
         shallow = pattern(rb"\n(?![ \t]{%d})[ \t]*[^ \t\n]" % (depth + 1)).search(source, start - 1)
         end = shallow.start() + 1 if shallow else len(source)

@@ -24,6 +24,9 @@ _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 #: pairs kept from one file: a generated file naming thousands of things says
 #: nothing about which of them a codebase leans on
 MAX_PAIRS = 2000
+#: import-bound names followed through a file (`io.` for `import "io"`): each is a
+#: scan of the whole file, so a file importing 1,500 packages would cost a second
+MAX_BOUND = 64
 
 
 def _before(data: bytes, end: int) -> bytes:
@@ -65,7 +68,7 @@ def _bound(data: bytes, names: dict[bytes, bytes], out: set[Pair]) -> None:
     """`b.Name` for each name `b` an import bound (qualifier: what `b` stands for).
     By bytes.find, not a pattern per name: compiling one costs more than the scan."""
     ident = _IDENT.match
-    for bound, qualifier in names.items():
+    for bound, qualifier in list(names.items())[:MAX_BOUND]:
         needle = bound + b"."
         q = _text(qualifier)
         i = data.find(needle)

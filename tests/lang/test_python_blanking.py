@@ -69,3 +69,16 @@ def test_a_body_holding_a_definition_is_kept_and_the_inner_one_blanked() -> None
     ]
     syms = {(s.name, s.line, s.end_line) for s in PythonPlugin().extract(src.encode())}
     assert syms == {("f", 1, 4), ("g", 2, 3)}
+
+
+def test_headers_deeper_than_the_bound_are_parsed_whole() -> None:
+    """Finding a body's end reads it: a chain of defs each nested in the last would
+    cost the square of the file, so deep headers are left as they are."""
+    from rq_engine.lang._pybodies import MAX_DEPTH
+
+    deep = " " * (MAX_DEPTH + 1)
+    src = f"class A:\n{deep}def f(self):\n{deep}    return 1\n"
+    assert blanked(src) == src
+    shallow = " " * MAX_DEPTH
+    src = f"class A:\n{shallow}def f(self):\n{shallow}    return 1\n"
+    assert blanked(src) != src

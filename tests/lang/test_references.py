@@ -126,3 +126,12 @@ def test_a_file_reports_each_pair_once_and_a_bounded_number(
     assert refs(language, head + line.format(i=1) * 3) == {pair}
     src = head + "".join(line.format(i=i % 2500) for i in range(5000))
     assert len(refs(language, src)) == 2000
+
+
+def test_a_file_importing_hundreds_of_packages_follows_the_first_64() -> None:
+    """Each bound name is a scan of the whole file: a hostile file importing 1,500
+    packages must not cost 1,500 scans."""
+    imports = "".join(f'\t"a/x{i}"\n' for i in range(1500))
+    uses = "".join(f"var _ = x{i}.A\n" for i in (0, 63, 64, 1499))
+    got = refs("go", f"package p\nimport (\n{imports})\n{uses}")
+    assert got == {("x0", "A"), ("x63", "A")}
