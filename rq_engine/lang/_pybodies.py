@@ -5,8 +5,8 @@ The Python plugin never reads inside a function body that holds no nested
 Tree-sitter spends its time there (2.4 s of parse over Django, 1.3 s with them
 blanked). Tree-sitter's included ranges cannot leave them out: Python's grammar
 needs a body after `def f():`. So the body is blanked in place — every byte but
-the newlines becomes a space — and its last statement line keeps one `0` at
-its own indentation: the function still parses, still ends on that line (its
+the newlines becomes a space — and its last statement line keeps one `0` behind
+its own indentation (tabs kept): the function still parses, still ends on that line (its
 `end_line`: the last statement, trailing comments not counted), and every byte
 offset and line of the file stays its own.
 
@@ -73,7 +73,11 @@ def blank_bodies(source: bytes) -> bytes:
         if out is None:
             out = bytearray(source)
         out[start:end] = body.translate(_BLANK)
-        out[start + last] = 0x30  # `0`: the body's one statement, on its last line
+        # `0`, the body's one statement, on its last line of code behind that line's
+        # own indentation (tabs stay tabs: the block's depth is the scanner's to count)
+        indent_at = body.rfind(b"\n", 0, last) + 1
+        out[start + indent_at : start + last] = body[indent_at:last]
+        out[start + last] = 0x30
     return bytes(out) if out is not None else source
 
 

@@ -82,3 +82,12 @@ def test_headers_deeper_than_the_bound_are_parsed_whole() -> None:
     shallow = " " * MAX_DEPTH
     src = f"class A:\n{shallow}def f(self):\n{shallow}    return 1\n"
     assert blanked(src) != src
+
+
+def test_tab_indented_bodies_keep_their_tabs_before_the_statement() -> None:
+    """Go's runtime-gdb.py: a tab-indented class whose methods' bodies, blanked to
+    spaces, would sit at another depth than their headers."""
+    src = "class A:\n\tdef f(self):\n\t\treturn 1\n\n\tdef g(self):\n\t\tx = 2\n\t\treturn x\n"
+    assert blanked(src).split("\n")[2] == "\t\t0       "
+    syms = {(s.name, s.line, s.end_line) for s in PythonPlugin().extract(src.encode())}
+    assert syms == {("A", 1, 7), ("f", 2, 3), ("g", 5, 7)}
