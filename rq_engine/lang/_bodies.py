@@ -1,4 +1,4 @@
-"""Which method bodies a Java or PHP file's parse may leave out, found from the layout alone.
+"""Which method bodies a Java, PHP or Go file's parse may leave out, found from the layout alone.
 
 Stdlib only (tree-sitter is the caller's, through grammar.parse_outside). Neither
 plugin ever reads inside a method or function body (java.py, php.py), yet most
@@ -10,7 +10,9 @@ so each definition keeps its lines: a method's node still ends at its `}`.
 
 A body is left out only when the layout cannot be lying about where it ends:
 
-- its head is a declaration's: Java, a line ending `) {` or `) throws … {` that is
+- its head is a declaration's: Go, a `func` at column 0 whose line ends `{` (the
+  plugin emits package-level definitions only: nothing in a body is one); Java,
+  a line ending `) {` or `) throws … {` that is
   not a comment nor a `record` header (whose body holds members); PHP, a named
   `function` with its `{` at the end of the line or alone on the next one at the
   same indentation (a file-level `if (…) {` may hold definitions: never a head);
@@ -48,6 +50,9 @@ _PHP_FUNCTION = (
 )
 _PHP_HEAD = _PHP_FUNCTION + _FIRST
 _PHP_HEAD_ABOVE = _PHP_FUNCTION + rb"\n\1" + _FIRST  # PSR-12: `{` on its own line
+# A Go function or method at column 0 (gofmt's layout: its body closes with `}` at
+# column 0). The empty group stands for the head's indentation.
+_GO_HEAD = rb"()(func[ \t(][^\n]*)" + _FIRST
 
 # Compiled on first use (~1 ms at import for a search revalidating one file), once
 # per process (grammar.pattern).
@@ -68,6 +73,12 @@ def php(source: bytes) -> list[Span]:
     return _bodies(
         source, b"function", pattern(_PHP_HEAD), pattern(_PHP_HEAD_ABOVE), (b"<<<", b"?>"), False
     )
+
+
+def go(source: bytes) -> list[Span]:
+    """The package-level function and method bodies `source` may be parsed without
+    (a raw string or a block comment in one keeps it: either could hold a `}` line)."""
+    return _bodies(source, b"func", pattern(_GO_HEAD), None, (b"`", b"/*"), False)
 
 
 def _bodies(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common, _refs
+from rq_engine.lang import _bodies, _common, _refs
 from rq_engine.lang.base import LanguagePlugin
 
 SPEC = LanguageSpec(
@@ -58,7 +58,9 @@ class GoPlugin(LanguagePlugin):
 
         QueryCursor = grammar.ts().QueryCursor
 
-        tree = grammar.parse("go", source)
+        # package-level definitions only: parsed without the function bodies the
+        # layout delimits (_bodies.py)
+        tree = grammar.parse_outside("go", source, _bodies.go(source))
         cursor = QueryCursor(grammar.query("go", "go.scm"))
         # Every pattern is rooted at source_file: depth 0 stops the cursor from
         # walking function bodies (3.4 s -> 0.36 s of querying over Go's stdlib).

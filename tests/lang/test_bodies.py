@@ -1,4 +1,4 @@
-"""rq_engine/lang/_bodies.py: which Java and PHP method bodies are left out of the parse.
+"""rq_engine/lang/_bodies.py: which Java, PHP and Go bodies are left out of the parse.
 
 Extraction cannot show most of these rules (a body's inside yields no symbol either
 way; their effect is the parse time), so the spans are checked directly, and then
@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rq_engine.lang import _bodies, registry
+from tests.conftest import corpus
 from tests.lang.golden_tables import FIXTURES
 
 
@@ -57,7 +58,23 @@ def test_php_function_bodies_only_after_a_function_head() -> None:
     assert _bodies.php(html) == []
 
 
-@pytest.mark.parametrize("lang,fixture", [("java", "sample.java"), ("php", "sample.php")])
+def test_go_bodies_only_of_column_0_funcs_closed_at_column_0() -> None:
+    src = b"package p\n\nfunc f(a int) int {\n\tx := a\n\treturn x\n}\n"
+    assert _cut(_bodies.go(src), src) == [b"\tx := a\n\treturn x\n"]
+    method = b"func (r *R) Read(p []byte) (int, error) {\n\treturn 0, nil\n}\n"
+    assert _cut(_bodies.go(method), method) == [b"\treturn 0, nil\n"]
+    raw = b"func f() string {\n\treturn `\n}\n`\n}\n"  # a raw string holding a `}` line
+    assert _bodies.go(raw) == []
+    comment = b"func f() {\n\t/*\n}\n*/\n\tg()\n}\n"
+    assert _bodies.go(comment) == []
+    literal = b"var f = func() {\n\tg()\n}\n"  # a func literal: not a declaration's head
+    assert _bodies.go(literal) == []
+    assert _bodies.go(b"func f() {\n}\n") == []  # nothing to leave out
+
+
+@pytest.mark.parametrize(
+    "lang,fixture", [("java", "sample.java"), ("php", "sample.php"), ("go", "sample.go")]
+)
 def test_fixtures_extract_the_same_without_the_bodies(
     lang: str, fixture: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,3 +91,18 @@ def test_fixtures_extract_the_same_without_the_bodies(
     skipped = rows()
     monkeypatch.setattr(_bodies, lang, lambda source: [])
     assert rows() == skipped
+
+
+@pytest.mark.corpus
+def test_go_std_net_extracts_the_same_without_the_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file of Go's net and net/http: the same symbols, lines and parents with
+    the bodies left out as with the whole parse, and most files had some to leave out."""
+    root = corpus("gostd") / "src" / "net"
+    files = sorted(root.glob("*.go")) + sorted((root / "http").glob("*.go"))
+    assert len(files) > 150
+    plugin = registry.plugin("go")
+    sources = [p.read_bytes() for p in files]
+    assert sum(1 for src in sources if _bodies.go(src)) > len(files) // 2
+    skipped = [plugin.extract(src) for src in sources]
+    monkeypatch.setattr(_bodies, "go", lambda source: [])
+    assert [plugin.extract(src) for src in sources] == skipped
