@@ -27,20 +27,18 @@ Stdlib only; tree-sitter is the caller's.
 
 from __future__ import annotations
 
-import re
-
 from rq_engine.lang.grammar import pattern
 
 # `def` at the start of a line's code: the header must end on the same line with
 # `:` (after the last `)`, an annotation allowed), then at most a comment.
-_HEAD = re.compile(rb"def[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\([^\n]*\)[^\n:#]*:[ \t]*(?:#[^\n]*)?\n")
+_HEAD = rb"def[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\([^\n]*\)[^\n:#]*:[ \t]*(?:#[^\n]*)?\n"
 _BLANK = bytes(32 if b != 10 else 10 for b in range(256))  # all but "\n" -> " "
 # Headers deeper than this are parsed as they are: finding a body's end reads it,
 # so a chain of defs each nested in the last would cost the square of the file.
 MAX_DEPTH = 48
 _BRACKETS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # a nested definition (or the words in a string: then the body is parsed anyway)
-_NESTED = re.compile(rb"(?<![A-Za-z0-9_])(?:def|class)[ \t]")
+_NESTED = rb"(?<![A-Za-z0-9_])(?:def|class)[ \t]"
 
 
 def blank_bodies(source: bytes) -> bytes:
@@ -50,7 +48,7 @@ def blank_bodies(source: bytes) -> bytes:
         return source
     out: bytearray | None = None
     find_line_start = source.rfind
-    for m in _HEAD.finditer(source):
+    for m in pattern(_HEAD).finditer(source):
         line_start = find_line_start(b"\n", 0, m.start()) + 1
         lead = source[line_start : m.start()]
         indent = lead.removesuffix(b"async ").removesuffix(b"async\t")
@@ -82,7 +80,7 @@ def blank_bodies(source: bytes) -> bytes:
 
 
 def _blankable(body: bytes) -> bool:
-    if _NESTED.search(body) or b"\\\n" in body or b"\\\r" in body:
+    if pattern(_NESTED).search(body) or b"\\\n" in body or b"\\\r" in body:
         return False
     if body.count(b'"""') % 2 or body.count(b"'''") % 2:
         return False

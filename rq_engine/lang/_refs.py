@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 
+from rq_engine.lang.grammar import pattern
+
 Pair = tuple[str, str]
 
 _WORD = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = rb"[A-Za-z_][A-Za-z0-9_]*"
 #: pairs kept from one file: a generated file naming thousands of things says
 #: nothing about which of them a codebase leans on
 MAX_PAIRS = 2000
@@ -67,7 +69,7 @@ def _pattern(sep: bytes, capital: bool) -> re.Pattern[bytes]:
 def _bound(data: bytes, names: dict[bytes, bytes], out: set[Pair]) -> None:
     """`b.Name` for each name `b` an import bound (qualifier: what `b` stands for).
     By bytes.find, not a pattern per name: compiling one costs more than the scan."""
-    ident = _IDENT.match
+    ident = pattern(_IDENT).match
     for bound, qualifier in list(names.items())[:MAX_BOUND]:
         needle = bound + b"."
         q = _text(qualifier)
@@ -94,17 +96,17 @@ def scoped(data: bytes) -> set[Pair]:
     """`a::B` (Ruby constants; Rust and C++ paths), and Rust's `a::{B, C}`."""
     out: set[Pair] = set()
     _after(data, b"::", False, out)
-    for m in _BRACED.finditer(data):
+    for m in pattern(_BRACED).finditer(data):
         q = _before(data, m.start())
         if q:
             for item in m.group(1).split(b","):
-                w = _IDENT.match(item.strip())
+                w = pattern(_IDENT).match(item.strip())
                 if w:
                     out.add((_text(q), _text(w.group(0))))
     return out
 
 
-_BRACED = re.compile(rb"::\{([^{}]{0,2000})\}")
+_BRACED = rb"::\{([^{}]{0,2000})\}"
 
 
 def ruby(data: bytes) -> set[Pair]:
@@ -120,17 +122,17 @@ def php(data: bytes) -> set[Pair]:
     return out
 
 
-_GO_BLOCK = re.compile(rb"import\s*\(([^)]{0,20000})\)")
-_GO_ONE = re.compile(rb"import\s+(?:([A-Za-z_]\w*|\.)\s+)?\"([^\"\n]+)\"")
-_GO_SPEC = re.compile(rb"(?:([A-Za-z_]\w*|\.)\s+)?\"([^\"\n]+)\"")
+_GO_BLOCK = rb"import\s*\(([^)]{0,20000})\)"
+_GO_ONE = rb"import\s+(?:([A-Za-z_]\w*|\.)\s+)?\"([^\"\n]+)\""
+_GO_SPEC = rb"(?:([A-Za-z_]\w*|\.)\s+)?\"([^\"\n]+)\""
 
 
 def go(data: bytes) -> set[Pair]:
     """`pkg.Name` for every package the file imports (`io.Reader`)."""
     names: dict[bytes, bytes] = {}
-    specs = [m.groups() for m in _GO_ONE.finditer(data)]
-    for block in _GO_BLOCK.finditer(data):
-        specs += [m.groups() for m in _GO_SPEC.finditer(block.group(1))]
+    specs = [m.groups() for m in pattern(_GO_ONE).finditer(data)]
+    for block in pattern(_GO_BLOCK).finditer(data):
+        specs += [m.groups() for m in pattern(_GO_SPEC).finditer(block.group(1))]
     for alias, path in specs:
         last = path.rsplit(b"/", 1)[-1]
         if alias in (b".", b"_"):
@@ -142,10 +144,10 @@ def go(data: bytes) -> set[Pair]:
     return out
 
 
-_PY_COMMENT = re.compile(rb"#[^\n]*")
+_PY_COMMENT = rb"#[^\n]*"
 # each imported name, its `as` alias skipped (`A, B as C` -> A, B)
-_PY_NAMES = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]+as[ \t]+[A-Za-z_][A-Za-z0-9_]*)?")
-_PY_FROM = re.compile(rb"from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]{0,5000}\)|[^\n;#]*)")
+_PY_NAMES = rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]+as[ \t]+[A-Za-z_][A-Za-z0-9_]*)?"
+_PY_FROM = rb"from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]{0,5000}\)|[^\n;#]*)"
 
 
 def python(data: bytes) -> set[Pair]:
@@ -154,26 +156,24 @@ def python(data: bytes) -> set[Pair]:
     pass over the file per bound name (Django: 0.4 s of CPU), for a style of reference
     the `from` form already counts in most codebases."""
     out: set[Pair] = set()
-    for m in _PY_FROM.finditer(data):
+    for m in pattern(_PY_FROM).finditer(data):
         module = m.group(1).rstrip(b".").rsplit(b".", 1)[-1]
         if not module:
             continue  # `from . import x`
         clause = m.group(2)
         if b"#" in clause:
-            clause = _PY_COMMENT.sub(b"", clause)
+            clause = pattern(_PY_COMMENT).sub(b"", clause)
         q = module.decode("utf-8", "replace")
-        out.update((q, n.decode("utf-8", "replace")) for n in _PY_NAMES.findall(clause))
+        out.update((q, n.decode("utf-8", "replace")) for n in pattern(_PY_NAMES).findall(clause))
         if len(out) >= MAX_PAIRS:
             return set(list(out)[:MAX_PAIRS])
     return out
 
 
-_JS_IMPORT = re.compile(rb"import\s+(?:type\s+)?([^;'\"]{0,2000}?)\s*from\s*['\"]([^'\"\n]+)['\"]")
-_JS_EXPORT = re.compile(
-    rb"export\s+(?:type\s+)?(\{[^;'\"]{0,2000}?)\s*from\s*['\"]([^'\"\n]+)['\"]"
-)
-_JS_REQUIRE = re.compile(rb"require\(\s*['\"]([^'\"\n]+)['\"]")
-_JS_DESTRUCTURED = re.compile(rb"\{([^{}]{0,500})\}\s*=\s*\Z")
+_JS_IMPORT = rb"import\s+(?:type\s+)?([^;'\"]{0,2000}?)\s*from\s*['\"]([^'\"\n]+)['\"]"
+_JS_EXPORT = rb"export\s+(?:type\s+)?(\{[^;'\"]{0,2000}?)\s*from\s*['\"]([^'\"\n]+)['\"]"
+_JS_REQUIRE = rb"require\(\s*['\"]([^'\"\n]+)['\"]"
+_JS_DESTRUCTURED = rb"\{([^{}]{0,500})\}\s*=\s*\Z"
 
 
 def _module_stem(spec: bytes) -> bytes:
@@ -187,10 +187,10 @@ def javascript(data: bytes) -> set[Pair]:
     binds `ns`, and `ns.Name` is (x, Name)."""
     out: set[Pair] = set()
     names: dict[bytes, bytes] = {}
-    found = [(m.group(1), m.group(2)) for m in _JS_IMPORT.finditer(data)]
-    found += [(m.group(1), m.group(2)) for m in _JS_EXPORT.finditer(data)]
-    for m in _JS_REQUIRE.finditer(data):  # `const { A, B } = require('./x')`
-        lhs = _JS_DESTRUCTURED.search(data, max(0, m.start() - 520), m.start())
+    found = [(m.group(1), m.group(2)) for m in pattern(_JS_IMPORT).finditer(data)]
+    found += [(m.group(1), m.group(2)) for m in pattern(_JS_EXPORT).finditer(data)]
+    for m in pattern(_JS_REQUIRE).finditer(data):  # `const { A, B } = require('./x')`
+        lhs = pattern(_JS_DESTRUCTURED).search(data, max(0, m.start() - 520), m.start())
         if lhs:
             found.append((b"{" + lhs.group(1) + b"}", m.group(1)))
     for clause, spec in found:
@@ -206,22 +206,22 @@ def javascript(data: bytes) -> set[Pair]:
                 words = item.replace(b":", b" ").split()
                 if words and words[0] == b"type":
                     words = words[1:]
-                if words and _IDENT.fullmatch(words[0]):
+                if words and pattern(_IDENT).fullmatch(words[0]):
                     out.add((_text(stem), _text(words[0])))
                     if len(out) >= MAX_PAIRS:
                         return out
-    names = {b: q for b, q in names.items() if _IDENT.fullmatch(b)}
+    names = {b: q for b, q in names.items() if pattern(_IDENT).fullmatch(b)}
     _bound(data, names, out)
     return out
 
 
-_JAVA_IMPORT = re.compile(rb"import\s+(?:static\s+)?([\w.]+)\s*;")
+_JAVA_IMPORT = rb"import\s+(?:static\s+)?([\w.]+)\s*;"
 
 
 def java(data: bytes) -> set[Pair]:
     """`import java.util.List;` -> (util, List); `import static a.B.m;` -> (B, m)."""
     out: set[Pair] = set()
-    for m in _JAVA_IMPORT.finditer(data):
+    for m in pattern(_JAVA_IMPORT).finditer(data):
         parts = m.group(1).split(b".")
         if len(parts) >= 2 and parts[-1] != b"*":
             out.add((_text(parts[-2]), _text(parts[-1])))
