@@ -54,16 +54,9 @@ def _after(data: bytes, sep: bytes, capital: bool, out: set[Pair]) -> None:
                 return
 
 
-_patterns: dict[tuple[bytes, bool], re.Pattern[bytes]] = {}
-
-
 def _pattern(sep: bytes, capital: bool) -> re.Pattern[bytes]:
-    key = (sep, capital)
-    pat = _patterns.get(key)
-    if pat is None:
-        name = rb"([A-Z][A-Za-z0-9_]*)" if capital else rb"([A-Za-z_][A-Za-z0-9_]*)"
-        pat = _patterns[key] = re.compile(re.escape(sep) + name)
-    return pat
+    name = rb"([A-Z][A-Za-z0-9_]*)" if capital else rb"([A-Za-z_][A-Za-z0-9_]*)"
+    return pattern(re.escape(sep) + name)  # compiled once per process (grammar.pattern)
 
 
 def _bound(data: bytes, names: dict[bytes, bytes], out: set[Pair]) -> None:
