@@ -10,11 +10,9 @@ walk visits only what can hold a definition (the file, preprocessor conditionals
 `extern "C"`, namespaces, class bodies, templates) and never enters a function body
 (_cparse.py leaves most bodies out of the parse altogether).
 What each plugin emits, and why, is in c.py and cpp.py.
-
-Recovering from what the grammar misreads (macros it cannot know): a body with no
-head in front of it (`orphan_body`: the head is read from its text), a body the
-grammar could not close (`salvage`: what starts at column 0 inside it is taken at
-file scope), and a class or namespace whose body ends inside an ERROR node (`error`).
+What the grammars' node types mean and how a name is read out of a node is in
+_cnames.py; recovering definitions from what the grammar misreads (macros it
+cannot know), in _crecover.py.
 """
 
 from __future__ import annotations
@@ -22,68 +20,28 @@ from __future__ import annotations
 import re
 
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common
+from rq_engine.lang import _common, _crecover
+from rq_engine.lang._cnames import (
+    INLINE,
+    KEYWORDS,
+    NAMES,
+    SPECIFIERS,
+    TRANSPARENT,
+    declarator,
+    scoped_name,
+    storage_classes,
+)
 from rq_engine.lang._cparse import parse_skipping_bodies
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
 if TYPE_CHECKING:
     from rq_engine.lang._common import Node
 
-# Nodes whose children are definitions in the same scope as the node itself.
-_TRANSPARENT = frozenset(
-    {
-        "preproc_if",
-        "preproc_ifdef",
-        "preproc_else",
-        "preproc_elif",
-        "preproc_elifdef",
-        "declaration_list",
-        "template_declaration",
-        "ERROR",  # Tree-sitter's recovery wraps whole definitions in it
-    }
-)
-_SPECIFIERS = {
-    "struct_specifier": Kind.STRUCT,
-    "union_specifier": Kind.UNION,
-    "enum_specifier": Kind.ENUM,
-    "class_specifier": Kind.CLASS,
-}
-# Declarators that wrap the one that names the thing.
-_WRAPPERS = frozenset(
-    {
-        "pointer_declarator",
-        "reference_declarator",
-        "parenthesized_declarator",
-        "attributed_declarator",
-        "init_declarator",
-        "array_declarator",
-        "type_qualifier",
-    }
-)
-_NAMES = frozenset({"identifier", "field_identifier", "type_identifier", "primitive_type"})
-_INLINE = re.compile(rb"\binline\b|__inline|always_inline")
-_STATIC = re.compile(rb"\bstatic\b")
 _CONST = re.compile(rb"\b(?:constexpr|const)\b")
-# What salvage() takes at column 0 inside a broken body.
-_SALVAGED = frozenset(
-    {
-        "function_definition",
-        "declaration",
-        "type_definition",
-        "struct_specifier",
-        "union_specifier",
-        "enum_specifier",
-        "class_specifier",
-        "preproc_def",
-        "preproc_function_def",
-        "namespace_definition",
-        "template_declaration",
-    }
-)
 # Every node type block() acts on.
 _DISPATCHED = (
-    _TRANSPARENT
-    | _SPECIFIERS.keys()
+    TRANSPARENT
+    | SPECIFIERS.keys()
     | {
         "function_definition",
         "compound_statement",
@@ -99,26 +57,6 @@ _DISPATCHED = (
         "friend_declaration",
     }
 )
-# An ERROR node's children that open a scope the grammar could not close (error()).
-_OPENERS = frozenset({"class", "struct", "union", "namespace"})
-_OPENER_NAMES = frozenset(
-    {
-        "type_identifier",
-        "identifier",
-        "namespace_identifier",
-        "template_type",
-        "qualified_identifier",
-    }
-)
-_KEYWORDS = frozenset(
-    "if for while switch return sizeof do else case goto break continue default typedef"
-    " struct union enum static extern const volatile inline int char void long short"
-    " unsigned signed float double".split()
-)
-_NOT_NAMES = frozenset(w.encode() for w in _KEYWORDS)
-_LAST_WORD = re.compile(rb"([A-Za-z_]\w*)\s*$")
-_FIRST_ARG = re.compile(rb"\s*([A-Za-z_]\w*)\s*[,)]")
-_SPACES = re.compile(r"\s+")
 
 
 class Walk:
@@ -172,7 +110,7 @@ class Walk:
         parent: str | None,
         vis: Visibility,
     ) -> None:
-        if not name or (name in _KEYWORDS and kind is not Kind.MACRO):
+        if not name or (name in KEYWORDS and kind is not Kind.MACRO):
             return  # a zero-width MISSING node, or a keyword the recovery took for a name
         s = Symbol(
             name,
@@ -212,19 +150,19 @@ class Walk:
             elif t == "function_definition":
                 self.function(n, scope, access, cls)
             elif t == "compound_statement":
-                self.orphan_body(nodes, i, scope, False)
+                _crecover.orphan_body(self, nodes, i, scope, False)
             elif t == "declaration" or t == "field_declaration":
                 self.declaration(n, scope, access, cls)
             elif t == "ERROR":
-                access = self.error(n, scope, access, cls)
-            elif t in _TRANSPARENT:
+                access = _crecover.error(self, n, scope, access, cls)
+            elif t in TRANSPARENT:
                 g = None
                 if top and t == "preproc_ifdef" and n.child(0) is not None:
                     if n.child(0).type == "#ifndef":
                         name = n.child_by_field_name("name")
                         g = self.text(name) if name is not None else None
                 access = self.block(n.children, scope, access, cls, g, False)
-            elif t in _SPECIFIERS:
+            elif t in SPECIFIERS:
                 self.specifier(n, scope, access)
             elif t == "type_definition":
                 self.typedef(n, scope, access)
@@ -256,113 +194,6 @@ class Walk:
                     if c.type == "function_definition":
                         self.function(c, outer, None, None, friend=True)
         return access
-
-    # ------------------------------------------------------- recovering from macros
-
-    def error(
-        self, n: Node, scope: str | None, access: Visibility | None, cls: str | None
-    ) -> Visibility | None:
-        """An ERROR node: its children are read in place, except that a class,
-        struct, union or namespace whose body the grammar could not close appears
-        as its keyword, its name and `{` among them (LLVM's IRBuilderBase): what
-        follows the `{` is read as that body."""
-        kids = n.children
-        for k in range(len(kids) - 2):
-            keyword = kids[k].type
-            if keyword not in _OPENERS:
-                continue
-            name_node = kids[k + 1]
-            brace = next(
-                (i for i in range(k + 2, min(k + 5, len(kids))) if kids[i].type == "{"), -1
-            )
-            if brace < 0 or name_node.type not in _OPENER_NAMES:
-                continue
-            access = self.block(kids[:k], scope, access, cls, None, False)
-            chain = self.scoped_name(name_node)
-            if not chain:
-                return access
-            name = chain[-1]
-            if keyword == "namespace":
-                kind, vis, default = Kind.MODULE, Visibility.PUBLIC, None
-            else:
-                kind = _SPECIFIERS[keyword + "_specifier"]
-                vis = access or Visibility.PUBLIC
-                default = Visibility.PRIVATE if kind is Kind.CLASS else Visibility.PUBLIC
-            parent = scope if self.cpp else None
-            self.emit(name, kind, kids[k], n, parent, vis)
-            inner = self.join(parent, name) if self.cpp else scope
-            if kind is Kind.MODULE:
-                self.namespaces.add(name)
-            own = name if (self.cpp and kind is not Kind.MODULE) else None
-            self.block(kids[brace + 1 :], inner, default, own, None, False)
-            return access
-        return self.block(kids, scope, access, cls, None, False)
-
-    def orphan_body(self, nodes: list[Node], i: int, scope: str | None, salvage: bool) -> None:
-        """A `{ … }` where no statement may stand: the grammar failed on the head of a
-        function definition before it, mostly on a macro it cannot know
-        (`static __always_inline __alloc_size(1) void *kmalloc(…)`,
-        `SYSCALL_DEFINE3(open, …)`). The head is the text from the siblings before
-        the body that do not end a declaration; the name is read from its text."""
-        body = nodes[i]
-        j = i
-        src = self.src
-        while j > 0:
-            p = nodes[j - 1]
-            pt = p.type
-            if pt == "comment" or pt.startswith("preproc") or pt == "compound_statement":
-                break
-            if p.end_byte > p.start_byte and src[p.end_byte - 1] in b";}":
-                break
-            j -= 1
-        if j == i:
-            return
-        first = nodes[j]
-        if salvage and first.start_point[1] != 0:
-            return
-        head = src[first.start_byte : body.start_byte]
-        found = _head_name(head)
-        if found is None:
-            return
-        name, at = found
-        vis = Visibility.PUBLIC
-        if _STATIC.search(head) and not (self.header and _INLINE.search(head)):
-            vis = Visibility.PRIVATE
-        s = Symbol(
-            name,
-            Kind.FUNCTION,
-            int(first.start_point[0]) + head.count(b"\n", 0, at) + 1,
-            _common.last_line(body),
-            scope if self.cpp else None,
-            vis,
-            self.lang,
-        )
-        self.found.append((first.start_byte + at, s))
-        if body.has_error:
-            self.salvage(body.children, scope)
-
-    def salvage(self, nodes: list[Node], scope: str | None) -> None:
-        """Definitions the grammar buried in a function body it could not close.
-
-        A macro the grammar cannot read (`for_each_sched_entity(se)` as a loop head)
-        can leave a body open to the end of the file: Linux's kernel/sched/fair.c
-        became one 5,000-line function. Inside a body with a syntax error, the nodes
-        that start at column 0 are taken for what they would be at file scope (a
-        definition at file scope starts there; a body's statements are indented)."""
-        for i, c in enumerate(nodes):
-            t = c.type
-            if t in _SALVAGED:
-                if c.start_point[1] == 0:
-                    self.block([c], scope, None, None, None, False)
-                elif c.has_error:
-                    self.salvage(c.children, scope)
-            elif t == "compound_statement":
-                if c.start_point[1] == 0 or not c.has_error:
-                    self.orphan_body(nodes, i, scope, True)
-                else:
-                    self.salvage(c.children, scope)
-            elif t in _TRANSPARENT or (c.has_error and c.child_count):
-                self.salvage(c.children, scope)
 
     def namespace(self, n: Node, scope: str | None) -> None:
         body = n.child_by_field_name("body")
@@ -406,12 +237,12 @@ class Walk:
         body = n.child_by_field_name("body")
         if body is None:
             return None
-        kind = _SPECIFIERS[n.type]
+        kind = SPECIFIERS[n.type]
         name_node = n.child_by_field_name("name")
         name = None
         parent = scope if self.cpp else None
         if name_node is not None:
-            chain = self.scoped_name(name_node)
+            chain = scoped_name(self.src, name_node)
             if chain:
                 name = chain[-1]
                 if self.cpp and len(chain) > 1:  # `struct Outer::Inner {` defined apart
@@ -428,7 +259,7 @@ class Walk:
                     en = e.child_by_field_name("name")
                     if en is not None:
                         self.emit(self.text(en), Kind.CONSTANT, e, e, owner, vis)
-                elif e.type in _TRANSPARENT:  # `#ifdef`'d enumerators
+                elif e.type in TRANSPARENT:  # `#ifdef`'d enumerators
                     for ee in e.children:
                         if ee.type == "enumerator":
                             en = ee.child_by_field_name("name")
@@ -439,68 +270,6 @@ class Walk:
         self.block(body.children, inner, default, name if self.cpp else None, None, False)
         return name
 
-    def scoped_name(self, node: Node) -> list[str]:
-        """A (possibly qualified, possibly templated) name as its parts:
-        `a::b::C<T>` -> ["a", "b", "C"]; `~Foo` -> ["~Foo"]."""
-        parts: list[str] = []
-        for _ in range(64):
-            t = node.type
-            if t == "qualified_identifier" or t == "nested_namespace_specifier":
-                scope = node.child_by_field_name("scope")
-                if scope is not None:
-                    parts.extend(self.scoped_name(scope))
-                nxt = node.child_by_field_name("name")
-                if nxt is None:
-                    break
-                node = nxt
-                continue
-            if t == "template_type" or t == "template_function" or t == "template_method":
-                name = node.child_by_field_name("name")
-                if name is None:
-                    break
-                node = name
-                continue
-            if t == "destructor_name":
-                parts.append("~" + self.text(node)[1:].strip())
-            elif t == "operator_name":
-                parts.append(_operator(self.text(node)))
-            elif t == "operator_cast":
-                ty = node.child_by_field_name("type")
-                parts.append("operator " + (_SPACES.sub(" ", self.text(ty)) if ty else ""))
-            elif t in _NAMES or t == "namespace_identifier":
-                parts.append(self.text(node))
-            break
-        return parts
-
-    def declarator(self, node: Node | None) -> tuple[Node | None, bool]:
-        """The node naming a declarator, and whether it declares a function (not a
-        pointer to one: `int (*fp)(int)` is a variable)."""
-        fn = False
-        for _ in range(64):
-            if node is None:
-                return None, fn
-            t = node.type
-            if t == "function_declarator":
-                inner = node.child_by_field_name("declarator")
-                if inner is not None and inner.type == "parenthesized_declarator":
-                    fn = False
-                else:
-                    fn = True
-                node = inner
-            elif t in _WRAPPERS:
-                inner = node.child_by_field_name("declarator")
-                if inner is None:
-                    inner = next(
-                        (c for c in node.named_children if c.type != "type_qualifier"), None
-                    )
-                node = inner
-            else:
-                return node, fn
-        return None, fn
-
-    def storage(self, n: Node) -> set[str]:
-        return {self.text(c) for c in n.children if c.type == "storage_class_specifier"}
-
     def function(
         self,
         n: Node,
@@ -509,24 +278,24 @@ class Walk:
         cls: str | None,
         friend: bool = False,
     ) -> None:
-        name_node, _ = self.declarator(n.child_by_field_name("declarator"))
+        name_node, _ = declarator(n.child_by_field_name("declarator"))
         if name_node is None:
             return
         if not self.cpp:
             if name_node.type != "identifier":
                 return
             vis = Visibility.PUBLIC
-            if "static" in self.storage(n):
+            if "static" in storage_classes(self.src, n):
                 decl = n.child_by_field_name("declarator")
                 head = self.src[n.start_byte : decl.start_byte if decl else n.start_byte]
-                if not (self.header and _INLINE.search(head)):
+                if not (self.header and INLINE.search(head)):
                     vis = Visibility.PRIVATE
             self.emit(self.text(name_node), Kind.FUNCTION, name_node, n, None, vis)
             body = n.child_by_field_name("body")
             if body is not None and body.has_error:
-                self.salvage(body.children, None)
+                _crecover.salvage(self, body.children, None)
             return
-        chain = self.scoped_name(name_node)
+        chain = scoped_name(self.src, name_node)
         if not chain:
             return
         name = chain[-1]
@@ -541,7 +310,7 @@ class Walk:
         else:
             parent, kind = scope, Kind.FUNCTION
             vis = Visibility.PUBLIC
-            if not friend and "static" in self.storage(n):
+            if not friend and "static" in storage_classes(self.src, n):
                 vis = Visibility.PRIVATE
         self.emit(name, kind, name_node, n, parent, vis)
         self.defs.add((parent, name))
@@ -550,17 +319,17 @@ class Walk:
                 self.apart.append(self.found[-1][1])
         body = n.child_by_field_name("body")
         if body is not None and body.has_error:
-            self.salvage(body.children, scope if access is None else None)
+            _crecover.salvage(self, body.children, scope if access is None else None)
 
     def declaration(
         self, n: Node, scope: str | None, access: Visibility | None, cls: str | None
     ) -> None:
         ty = n.child_by_field_name("type")
-        if ty is not None and ty.type in _SPECIFIERS:
+        if ty is not None and ty.type in SPECIFIERS:
             self.specifier(ty, scope, access)
         storage: set[str] | None = None
         for d in n.children_by_field_name("declarator"):
-            name_node, fn = self.declarator(d)
+            name_node, fn = declarator(d)
             if name_node is None:
                 continue
             if fn:
@@ -569,12 +338,12 @@ class Walk:
                 # C++: a member declared in its class, or a function declared in its
                 # namespace (a header often holds only that: `raw_ostream &errs();`),
                 # kept unless this file defines it too
-                chain = self.scoped_name(name_node)
+                chain = scoped_name(self.src, name_node)
                 if len(chain) != 1:
                     continue
                 if access is None:
                     if storage is None:
-                        storage = self.storage(n)
+                        storage = storage_classes(self.src, n)
                     kind = Kind.FUNCTION
                     vis = Visibility.PRIVATE if "static" in storage else Visibility.PUBLIC
                 else:
@@ -595,7 +364,7 @@ class Walk:
                 # (`static constexpr size_t npos = …`: `StringRef::npos`)
                 if self.cpp and n.child_by_field_name("default_value") is not None:
                     if storage is None:
-                        storage = self.storage(n)
+                        storage = storage_classes(self.src, n)
                     if "static" in storage and _CONST.search(self.src, n.start_byte, d.start_byte):
                         name = self.text(name_node)
                         self.emit(name, Kind.CONSTANT, name_node, n, scope, access)
@@ -605,7 +374,7 @@ class Walk:
             if self.src[n.end_byte - 1 : n.end_byte] != b";":
                 continue  # no `;`: the grammar's guess at a head it could not read
             if storage is None:
-                storage = self.storage(n)
+                storage = storage_classes(self.src, n)
             if "extern" in storage:
                 continue
             vis = Visibility.PRIVATE if "static" in storage else Visibility.PUBLIC
@@ -613,70 +382,14 @@ class Walk:
 
     def typedef(self, n: Node, scope: str | None, access: Visibility | None) -> None:
         ty = n.child_by_field_name("type")
-        if ty is not None and ty.type in _SPECIFIERS:
+        if ty is not None and ty.type in SPECIFIERS:
             self.specifier(ty, scope, access)
         parent = scope if self.cpp else None
         vis = access or Visibility.PUBLIC
         for d in n.children_by_field_name("declarator"):
-            name_node, _ = self.declarator(d)
-            if name_node is not None and name_node.type in _NAMES:
+            name_node, _ = declarator(d)
+            if name_node is not None and name_node.type in NAMES:
                 self.emit(self.text(name_node), Kind.TYPE, name_node, n, parent, vis)
-
-
-def _open_paren(h: bytes) -> int:
-    """The index of the `(` matching the `)` that ends `h`, or -1."""
-    depth = 0
-    for k in range(len(h) - 1, -1, -1):
-        c = h[k]
-        if c == 0x29:  # )
-            depth += 1
-        elif c == 0x28:  # (
-            depth -= 1
-            if depth == 0:
-                return k
-    return -1
-
-
-def _head_name(head: bytes) -> tuple[str, int] | None:
-    """The function a definition head names, and its offset in `head`: the word
-    before the parameter list that ends the head (`… void *kmalloc(size_t size, …)`).
-    A trailing attribute (`f(void) __acquires(x)`) is stepped over. A head that is
-    one upper-case macro call (`SYSCALL_DEFINE3(open, …)`, `BPF_CALL_2(bpf_x, …)`)
-    defines the function its first argument names."""
-    h = head.rstrip()
-    for _ in range(4):
-        if not h.endswith(b")"):
-            return None
-        k = _open_paren(h)
-        if k <= 0:
-            return None
-        m = _LAST_WORD.search(h, 0, k)
-        if m is None:
-            return None
-        word = m.group(1)
-        before = h[: m.start()].rstrip()
-        if word.startswith(b"__") and before.endswith(b")"):
-            h = before
-            continue
-        if word in _NOT_NAMES:
-            return None
-        if not before and word.isupper():
-            arg = _FIRST_ARG.match(h, k + 1)
-            if arg is None:
-                return None
-            word, at = arg.group(1), arg.start(1)
-        else:
-            at = m.start(1)
-        return word.decode("utf-8", "replace"), at
-    return None
-
-
-def _operator(text: str) -> str:
-    """`operator ==` -> `operator==`; `operator new[]` keeps its word: `operator new[]`."""
-    rest = _SPACES.sub(" ", text[len("operator") :]).strip()
-    if rest[:1].isalpha():
-        return "operator " + rest.replace(" [", "[")
-    return "operator" + rest.replace(" ", "")
 
 
 def _position(item: tuple[int, Symbol]) -> int:

@@ -29,7 +29,7 @@ Rules (what a developer jumps to):
 - Attribute macros the grammar cannot know (`static inline __printf(2, 3) void
   f(…)`, `__alloc_size(1) void *kmalloc(…)`) are blanked before parsing
   (_cparse.py); where the grammar still misreads a macro, the walk recovers the
-  definitions after it (_cfamily.py).
+  definitions after it (_crecover.py).
 """
 
 from __future__ import annotations

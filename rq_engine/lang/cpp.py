@@ -41,7 +41,7 @@ Rules for C++ (what a developer jumps to):
   `static` at namespace scope and anything in an anonymous namespace -> private.
 - Macros, variables, guards: as in C (c.py). Attribute-like macros the grammar
   cannot know (`class LLVM_NODISCARD APInt {`, `LLVM_NODISCARD` on the line
-  above a method) are blanked before parsing (_cfamily.unmacro_cpp).
+  above a method) are blanked before parsing (_cparse.unmacro_cpp).
 """
 
 from __future__ import annotations
