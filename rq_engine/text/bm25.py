@@ -1,4 +1,9 @@
-"""text-ranker/bm25-v1: in-memory BM25 over the lexical projection, postings keyed by stable ID.
+"""text-ranker/bm25-v1: BM25 over the lexical projection, postings keyed by stable ID.
+
+This module is the scoring: the profile, the weigher, `rank` over any `Postings`.
+The postings themselves are text/memory.py's (built in the process) or
+text/cache's (persisted); twins (a compiled copy beside its source) are
+text/twins.py's.
 
 The formula is Okapi BM25 over weighted field frequencies (the simple BM25F
 form): a document's term frequency is sum(field weight x count in field), its
@@ -13,16 +18,12 @@ asked with. Stdlib + rq_engine.text only.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
-from array import array
 from collections.abc import Mapping, Sequence
 
-from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
 from rq_engine.core.value import value
 from rq_engine.text import lexical
-from rq_engine.text.graph import Graph
 from rq_engine.text.query import (
     Explain,
     FieldPart,
@@ -31,7 +32,6 @@ from rq_engine.text.query import (
     StructurePart,
     TermPart,
     TextQuery,
-    bm25_idf,
 )
 from rq_engine.text.rerank import Adjusted, QueryShape, RerankProfile, UnitWeights, adjust
 
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from rq_engine.core.cancel import CancelToken
-
-if TYPE_CHECKING:
     from rq_engine.text.rerank import GraphView, Key
 
 
@@ -147,48 +145,10 @@ def saturation(profile: Bm25Profile, tf: float, k: float) -> float:
     return tf * (profile.k1 + 1.0) / (tf + k)
 
 
-def twin_key(path: str | None, qualified: str | None) -> tuple[str, bool] | None:
-    """The key a compiled or declaration twin shares with its source, and whether this
-    document is the derived side; None when its file can have no twin.
-
-    A twin is the same qualified name in a file of the same stem as a source file
-    (dist/Effect.js, Effect.d.ts, types.cjs and x.pyi beside Effect.ts, types.ts,
-    x.py). It is read from path and qualified name only, so it belongs to the
-    lexical projection.
-    """
-    if path is None or qualified is None:
-        return None
-    fam = twin_family(path)
-    if fam is None:
-        return None
-    return f"{fam[0]}\x00{fam[1]}\x00{qualified}", fam[2]
-
-
-class Twins:
-    """Derived -> source stable ID over documents added in stable-ID order (the first
-    source of a key, by stable ID, is the one a twin is a copy of)."""
-
-    def __init__(self) -> None:
-        self.sources: dict[str, str] = {}
-        self.twins: list[tuple[str, str]] = []
-
-    def add(self, doc_id: str, path: str | None, qualified: str | None) -> None:
-        tk = twin_key(path, qualified)
-        if tk is None:
-            return
-        if tk[1]:
-            self.twins.append((tk[0], doc_id))
-        else:
-            self.sources.setdefault(tk[0], doc_id)
-
-    def derived(self) -> dict[str, str]:
-        return {i: self.sources[k] for k, i in self.twins if k in self.sources}
-
-
 if TYPE_CHECKING:
 
     class Postings(Protocol):
-        """What `rank` reads of a bm25-v1 index: in memory (Bm25Index) or a persisted,
+        """What `rank` reads of a bm25-v1 index: in memory (text/memory.py's Bm25Index) or a persisted,
         identity-bound cache generation (rq_engine/text/cache). Keys are `Key`s."""
 
         profile: Bm25Profile
@@ -216,126 +176,6 @@ if TYPE_CHECKING:
         def impact_order(self, term: str) -> Sequence[Key]: ...
 
         def exact(self, compact: str) -> set[Key]: ...
-
-
-class Bm25Index:
-    """Postings term -> (stable IDs, precomputed saturated tf) over one lexical projection."""
-
-    def __init__(self, docs: Sequence[lexical.LexicalDocument], profile: Bm25Profile = PROFILE):
-        self.profile = profile
-        weigh = Weigher(profile)
-        ids: list[str] = []
-        lengths: list[int] = []
-        raw: dict[str, tuple[list[str], array[int]]] = {}
-        self.by_name: dict[str, list[str]] = {}
-        self.by_qualified: dict[str, list[str]] = {}
-        twins = Twins()
-        prev: str | None = None
-        for d in sorted(docs, key=lambda d: d.id):
-            if d.id == prev:
-                raise lexical.DuplicateDocument(f"duplicate stable ID {d.id!r}")
-            prev = d.id
-            twins.add(d.id, d.path, d.qualified)
-            tf, length, cn, cq = weigh(d)
-            ids.append(d.id)
-            lengths.append(length)
-            for t, c in tf.items():
-                p = raw.get(t)
-                if p is None:
-                    raw[t] = ([d.id], array("q", (c,)))
-                else:
-                    p[0].append(d.id)
-                    p[1].append(c)
-            if cn:
-                self.by_name.setdefault(cn, []).append(d.id)
-            if cq:
-                self.by_qualified.setdefault(cq, []).append(d.id)
-        self.derived: dict[str, str] = twins.derived()
-        self.n_docs = len(ids)
-        self.total_length = sum(lengths)
-        self.avgdl = self.total_length / self.n_docs if self.n_docs else 0.0
-        self.length: dict[str, int] = dict(zip(ids, lengths, strict=True))
-        avgdl = self.avgdl
-        self.norm_k: dict[str, float] = {
-            i: norm_k(profile, dl, avgdl) for i, dl in self.length.items()
-        }
-        self.postings: dict[str, tuple[list[str], array[int]]] = raw
-        # Per term, computed on first use and kept: the saturated tf*(k1+1)/(tf+K)
-        # of every posting (a warm query is then one multiply-add a posting), and
-        # the term's best candidate. Lazy, because one query reads a handful of the
-        # ~10^5 terms and precomputing all of them doubled the build.
-        self._sat: dict[str, array[float]] = {}
-        self._best: dict[str, str] = {}
-        self._impact: dict[str, list[str]] = {}
-
-    def saturated(self, term: str) -> array[float]:
-        sat = self._sat.get(term)
-        if sat is None:
-            pids, tfs = self.postings[term]
-            k1p = self.profile.k1 + 1.0
-            nk = self.norm_k
-            sat = array("d", [c * k1p / (c + nk[i]) for i, c in zip(pids, tfs, strict=True)])
-            self._sat[term] = sat
-        return sat
-
-    def impact_order(self, term: str) -> list[str]:
-        """The term's postings by saturated tf, strongest first, then stable ID; computed
-        on the first query that overflows the ceiling with it, and kept."""
-        order = self._impact.get(term)
-        if order is None:
-            order = impact_of(self.postings[term][0], self.saturated(term))
-            self._impact[term] = order
-        return order
-
-    def best(self, term: str) -> str:
-        """The term's best candidate: highest saturated tf, first stable ID on a tie."""
-        b = self._best.get(term)
-        if b is None:
-            b = best_of(self.postings[term][0], self.saturated(term))
-            self._best[term] = b
-        return b
-
-    def df(self, term: str) -> int:
-        p = self.postings.get(term)
-        return len(p[0]) if p else 0
-
-    def idf(self, term: str) -> float:
-        return bm25_idf(self.n_docs, self.df(term))
-
-    # --- scoring -----------------------------------------------------------------------
-
-    def score_terms(self, terms: Sequence[str]) -> dict[str, float]:
-        """Plain BM25 of every document for distinct `terms` (no ceiling): the reference path."""
-        out: dict[str, float] = {}
-        for t in dict.fromkeys(terms):
-            p = self.postings.get(t)
-            if not p:
-                continue
-            w = self.idf(t)
-            for i, s in zip(p[0], self.saturated(t), strict=True):
-                out[i] = out.get(i, 0.0) + w * s
-        return out
-
-    def has(self, term: str) -> bool:
-        return term in self.postings
-
-    def pids(self, term: str) -> Sequence[str]:
-        return self.postings[term][0]
-
-    def exact(self, compact: str) -> set[str]:
-        """Documents whose compact name or qualified name is `compact` (always admitted)."""
-        return set(self.by_name.get(compact, ())) | set(self.by_qualified.get(compact, ()))
-
-    def search(
-        self,
-        graph: Graph,
-        q: TextQuery,
-        *,
-        explain: bool = False,
-        limit: int | None = None,
-        cancel: CancelToken | None = None,
-    ) -> Ranking:
-        return rank(self, graph, q, explain=explain, limit=limit, cancel=cancel)
 
 
 def rank(
@@ -447,31 +287,6 @@ def query_weights(q: TextQuery, joined: float) -> dict[str, float]:
     """Per scoring term: 1, or `joined` for a compound spanning several typed words."""
     words = [m for _, m in q.words]
     return {t: 1.0 if any(m & ~wm == 0 for wm in words) else joined for t, m in q.cover.items()}
-
-
-_TS_SOURCE = (".ts", ".tsx", ".mts", ".cts")
-_JS = (".js", ".jsx", ".mjs", ".cjs")
-
-
-@functools.lru_cache(maxsize=8192)
-def twin_family(path: str) -> tuple[str, str, bool] | None:
-    """(family, stem, is_derived) of a file that can have a source twin, else None."""
-    base = path.rsplit("/", 1)[-1]
-    low = base.casefold()
-    for ext in TS_DECLARATION_SUFFIXES:
-        if low.endswith(ext):
-            return ("ts", base[: -len(ext)], True)
-    for ext in _TS_SOURCE:
-        if low.endswith(ext):
-            return ("ts", base[: -len(ext)], False)
-    for ext in _JS:
-        if low.endswith(ext):
-            return ("ts", base[: -len(ext)], True)
-    if low.endswith(".pyi"):
-        return ("py", base[:-4], True)
-    if low.endswith(".py"):
-        return ("py", base[:-3], False)
-    return None
 
 
 def _with_explain(

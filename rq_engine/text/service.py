@@ -19,7 +19,7 @@ from pathlib import Path
 from rq_engine.core.defaults import TEXT_LIMIT
 from rq_engine.core.errors import ExitCode, RqError, UsageError
 from rq_engine.core.value import field, value
-from rq_engine.text import bm25
+from rq_engine.text import bm25, memory
 from rq_engine.text.graph import Edge, Graph, Node
 from rq_engine.text.query import Ranking, TextQuery
 
@@ -255,7 +255,7 @@ def merge(graphs: list[Graph]) -> Graph:
 def build_ranker(profile: str, graph: Graph) -> Ranker:
     docs = graph.documents()
     if profile == BM25:
-        return bm25.Bm25Index(docs)
+        return memory.Bm25Index(docs)
     if profile == FULL_SCAN:
         from rq_engine.text import fullscan
 

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rq_engine.text import lexical
-from rq_engine.text.bm25 import PROFILE, Bm25Index, Bm25Profile
+from rq_engine.text.bm25 import PROFILE, Bm25Profile
 from rq_engine.text.graph import Edge, Graph, Node, file_id, stable_id
+from rq_engine.text.memory import Bm25Index
 from rq_engine.text.query import TextQuery
 from rq_engine.text.service import BM25, FULL_SCAN, Realization, TextService
 

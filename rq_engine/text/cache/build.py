@@ -13,10 +13,11 @@ from collections.abc import Iterable
 
 from rq_engine.core.value import value
 from rq_engine.text import lexical
-from rq_engine.text.bm25 import Bm25Profile, Weigher, twin_key
+from rq_engine.text.bm25 import Bm25Profile, Weigher
 from rq_engine.text.cache import schema
 from rq_engine.text.cache.manifest import BadGeneration, Limits, Manifest
 from rq_engine.text.graph import FILE_KIND, Graph
+from rq_engine.text.twins import twin_key
 
 
 class CacheLimit(BadGeneration):
