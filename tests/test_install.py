@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rq_engine.cli.version import checkout_commit
-from rq_engine.store.migrations import latest
+from rq_engine.store.schema import latest
 from tests.conftest import Repo, Run, have
 
 ROOT = Path(__file__).resolve().parent.parent

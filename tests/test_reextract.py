@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rq_engine.store import migrations
+from rq_engine.store import migrations, schema
 from rq_engine.store.db import connect
 from tests.conftest import Repo, Run
 
@@ -32,7 +32,7 @@ GO = {"srv.go": "package main\n\nconst DefaultPort = 80\n\nfunc Serve() {}\n"}
 # that does not know a step the store records takes the store for a newer rq's, and
 # refuses it).
 KNOWS_STEP = f"""
-from rq_engine.store import migrations
+from rq_engine.store import migrations, schema
 migrations.STEPS.append(({STEP!r}, migrations.reextract("python")))
 """
 
@@ -105,7 +105,7 @@ def test_reextract_brings_back_what_the_old_plugin_missed(
     go_files, go_symbols = _files(db, "go"), _symbols(db, "go")
     py_symbols = _symbols(db, "python")
 
-    assert migrations.migrate(db, STEPS) == [STEP]
+    assert schema.migrate(db, STEPS) == [STEP]
 
     py_files = _files(db, "python")
     assert [(f[3], f[5]) for f in py_files] == [(None, ""), (None, "")]
@@ -137,12 +137,12 @@ def test_reextract_step_runs_once(
     upgraded: dict[str, str],
 ) -> None:
     mixed, _ = _index_without_python_constants(make_repo, rq, db)
-    assert migrations.migrate(db, STEPS) == [STEP]
+    assert schema.migrate(db, STEPS) == [STEP]
     assert rq("--index", cwd=mixed.root, env=upgraded).code == 0
     after = _files(db, "python"), _coverage(db, mixed)
 
     # Recorded by name: a second upgrade (or any rq process) does not clear again.
-    assert migrations.migrate(db, STEPS) == []
+    assert schema.migrate(db, STEPS) == []
     assert "(0 new or changed," in rq("--index", cwd=mixed.root, env=upgraded).err
     assert (_files(db, "python"), _coverage(db, mixed)) == after
     assert after[1] == "complete"

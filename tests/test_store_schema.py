@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from rq_engine.core.namekeys import name_keys
-from rq_engine.store import migrations
+from rq_engine.store import migrations, schema
 from rq_engine.store.db import connect
 
 EXPECTED_TABLES = {
@@ -59,21 +59,21 @@ def test_fresh_database_schema(tmp_path: Path) -> None:
 def test_migrating_twice_is_a_no_op(tmp_path: Path) -> None:
     db = tmp_path / "index.db"
     first = _schema(connect(db))
-    assert migrations.migrate(connect(db)) == []
+    assert schema.migrate(connect(db)) == []
     assert _schema(connect(db)) == first
 
 
 def test_upgrade_from_older_step_keeps_data(tmp_path: Path) -> None:
     db = tmp_path / "index.db"
     conn = sqlite3.connect(db, isolation_level=None)
-    migrations.migrate(conn, migrations.STEPS[:1])
+    schema.migrate(conn, migrations.STEPS[:1])
     conn.execute(
         "INSERT INTO repositories(identity, created_at, updated_at) VALUES ('local:/x', 1, 1)"
     )
     conn.close()
     conn = connect(db)  # applies every later step
     assert conn.execute("SELECT identity FROM repositories").fetchall() == [("local:/x",)]
-    assert len(migrations.applied(conn)) == len(migrations.STEPS)
+    assert len(schema.applied(conn)) == len(migrations.STEPS)
 
 
 def test_an_upgraded_store_keys_its_names_with_todays_code(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_an_upgraded_store_keys_its_names_with_todays_code(tmp_path: Path) -> No
     code does (no migration runs its own era's key functions)."""
     db = tmp_path / "index.db"
     conn = sqlite3.connect(db, isolation_level=None)
-    migrations.migrate(conn, migrations.STEPS[:1])
+    schema.migrate(conn, migrations.STEPS[:1])
     conn.execute(
         "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (1, 'r', 0, 0)"
     )

@@ -71,6 +71,6 @@ def commit() -> str:
 def describe() -> str:
     """The three lines of `rq --version` (the first, `rq X.Y.Z`, as diagnostics name rq)."""
     from rq_engine import __version__
-    from rq_engine.store.migrations import latest
+    from rq_engine.store.schema import latest
 
     return f"rq {__version__}\ncommit {commit()}\nindex schema {latest()}"

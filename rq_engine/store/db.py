@@ -16,7 +16,7 @@ import os
 from rq_engine import __version__
 from rq_engine.core.errors import ExitCode, RqError
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.store import migrations
+from rq_engine.store import migrations, schema
 from rq_engine.store.paths import home_problem, index_db_file
 
 # A writer commits a batch at least every 50 ms; 5 s covers a slow fsync and a
@@ -80,10 +80,10 @@ def connect(
         conn.execute("PRAGMA synchronous = NORMAL")
         try:
             if migrate:
-                migrations.migrate(conn)
+                schema.migrate(conn)
             else:
-                migrations.check_known(migrations.applied(conn))
-        except migrations.SchemaTooNew as e:
+                schema.check_known(schema.applied(conn))
+        except schema.SchemaTooNew as e:
             raise RqError(_too_new(path, e.unknown), ExitCode.IOERR) from None
         return conn
     except BaseException as e:
@@ -159,14 +159,14 @@ def _check_schema(conn: sqlite3.Connection, path: str, *, need_current: bool) ->
         else []
     )
     try:
-        migrations.check_known(names)
-    except migrations.SchemaTooNew as e:
+        schema.check_known(names)
+    except schema.SchemaTooNew as e:
         raise RqError(_too_new(path, e.unknown), ExitCode.IOERR) from None
     if need_current and any(n not in names for n, _ in migrations.STEPS):
         have = names[-1] if names else "none"
         raise RqError(
             f"the index {path} is read-only and older than this rq (schema {have}; rq "
-            f"{__version__} needs {migrations.latest()}): open it once with write access",
+            f"{__version__} needs {schema.latest()}): open it once with write access",
             ExitCode.IOERR,
         )
 
@@ -174,7 +174,7 @@ def _check_schema(conn: sqlite3.Connection, path: str, *, need_current: bool) ->
 def _too_new(path: str, unknown: list[str]) -> str:
     return (
         f"the index {path} was written by a newer rq (schema {unknown[-1]}); this rq "
-        f"{__version__} knows schema up to {migrations.latest()}: upgrade rq, or set RQ_HOME "
+        f"{__version__} knows schema up to {schema.latest()}: upgrade rq, or set RQ_HOME "
         "to another directory"
     )
 
@@ -190,7 +190,7 @@ def connect_memory() -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA foreign_keys = ON")
-        migrations.migrate(conn)
+        schema.migrate(conn)
         return conn
     except sqlite3.DatabaseError as e:
         raise RqError(f"cannot create an in-memory index: {e}", ExitCode.IOERR) from e

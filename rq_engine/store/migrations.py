@@ -1,20 +1,14 @@
-"""Named schema migrations, applied in order, each in its own transaction.
+"""Named schema migrations: the steps, in order (store/schema.py applies them).
 
 A step is a (name, sql) pair; its name is recorded in `schema_migrations` when it
 commits. Never edit a released step: add the next one (`m00N_what_it_does`).
-
-A database holding a step this rq does not know was written by a newer rq: its
-tables may have columns renamed or meanings changed, so it is refused
-(`SchemaTooNew`, exit 74 through store.db) rather than read or "upgraded".
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.store.txn import transaction
 
 Step = tuple[str, str | Callable[[sqlite3.Connection], None]]
 
@@ -114,71 +108,7 @@ STEPS: list[Step] = [
 ]
 
 
-def applied(conn: sqlite3.Connection) -> list[str]:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
-    )
-    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY rowid")]
-
-
-class SchemaTooNew(Exception):
-    """The database records steps this rq does not know (a newer rq wrote it)."""
-
-    def __init__(self, unknown: list[str]) -> None:
-        super().__init__(", ".join(unknown))
-        self.unknown = unknown
-
-
-def latest() -> str:
-    """The newest step this rq knows: its schema version."""
-    return STEPS[-1][0]
-
-
-def check_known(names: list[str]) -> None:
-    """SchemaTooNew when `names` (schema_migrations, oldest first) holds a step not in STEPS."""
-    known = {n for n, _ in STEPS}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise SchemaTooNew(unknown)
-
-
-def migrate(conn: sqlite3.Connection, steps: list[Step] | None = None) -> list[str]:
-    """Apply every step not yet recorded, in order. Returns the names applied now.
-    With the full STEPS (`steps` None), a database from a newer rq raises SchemaTooNew
-    (tests migrating to a prefix of STEPS pass `steps`)."""
-    names = applied(conn)
-    if steps is None:
-        check_known(names)
-    steps = STEPS if steps is None else steps
-    done = set(names)
-    if len(done) >= len(steps) and all(name in done for name, _ in steps):
-        return []  # the common case on the hot path: one small read, no write lock
-    ran: list[str] = []
-    for name, body in steps:
-        if name in done:
-            continue
-        with transaction(conn):
-            # Re-check under the write lock: a concurrent process may have just applied it.
-            if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
-                continue
-            if callable(body):
-                body(conn)
-            else:
-                for stmt in _statements(body):
-                    conn.execute(stmt)
-            conn.execute(
-                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
-                (name, int(time.time())),
-            )
-        ran.append(name)
-    if ran and steps is STEPS:
-        from rq_engine.store import derived  # (deferred: migrate() is on every open)
-
-        derived.drain(conn)  # names queued by the steps, keyed by today's code
-    return ran
-
-
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     """Split a script into statements (sqlite3.complete_statement knows trigger bodies)."""
     out: list[str] = []
     buf = ""
@@ -243,7 +173,7 @@ END;
 def m002_names(conn: sqlite3.Connection) -> None:
     """Create the retrieval tables and queue every stored name (keyed once every step
     is applied: migrate())."""
-    for stmt in _statements(M002_NAMES):
+    for stmt in statements(M002_NAMES):
         conn.execute(stmt)
     conn.execute(
         "INSERT OR IGNORE INTO names_pending(repository_id, name, gone) "
@@ -273,7 +203,7 @@ def m003_typo_queue(conn: sqlite3.Connection) -> None:
     # functions would write whatever they compute today into a schema of its own
     # time; migrate() drains the queue once every step is applied, with the code
     # (and the schema) of now.
-    for stmt in _statements(M003_TYPO_QUEUE):
+    for stmt in statements(M003_TYPO_QUEUE):
         conn.execute(stmt)
 
 
@@ -310,7 +240,7 @@ END;
 
 
 def m005_derived_drop(conn: sqlite3.Connection) -> None:
-    for stmt in _statements(M005_DERIVED_DROP):
+    for stmt in statements(M005_DERIVED_DROP):
         conn.execute(stmt)
     conn.execute("DELETE FROM names WHERE repository_id NOT IN (SELECT id FROM repositories)")
     conn.execute(
@@ -481,7 +411,7 @@ CREATE TABLE ref_counts (
 
 
 def m011_references(conn: sqlite3.Connection) -> None:
-    for stmt in _statements(M011_REFERENCES):
+    for stmt in statements(M011_REFERENCES):
         conn.execute(stmt)
     reextract(
         "python", "ruby", "go", "rust", "typescript", "tsx", "javascript", "java", "php", "cpp"

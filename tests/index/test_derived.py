@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rq_engine.index.indexer import drop_repository, index_under
-from rq_engine.store import derived, migrations
+from rq_engine.store import derived, migrations, schema
 from rq_engine.store.db import connect
 from tests.conftest import Repo, Run
 from tests.index.conftest import (
@@ -122,7 +122,7 @@ def test_drop_leaves_no_derived_rows(
 def test_m005_m006_remove_orphans_and_the_typo_key_tables(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
-    migrations.migrate(conn, migrations.STEPS[:4])  # m001-m004: the released schema
+    schema.migrate(conn, migrations.STEPS[:4])  # m001-m004: the released schema
     for rid, name in ((1, "ValidationError"), (2, "OrderLine")):
         conn.execute(
             "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (?, ?, 0, 0)",
@@ -142,7 +142,7 @@ def test_m005_m006_remove_orphans_and_the_typo_key_tables(tmp_path: Path) -> Non
     derived.drain(conn)
     # …which left the dropped repository's typo keys behind (the old drain wrote them)
     conn.execute("INSERT INTO name_dels(repository_id, key, name_id) VALUES (2, 7, 2)")
-    migrations.migrate(conn)
+    schema.migrate(conn)
     assert {r[1] for r in derived_rows(conn)} == {"ValidationError"}
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert not tables & {"name_dels", "name_dels_pending"}

@@ -233,10 +233,10 @@ def test_derived_names_follow_edits(
 
 
 def test_migration_backfills_names_from_existing_symbols(tmp_path: Path) -> None:
-    from rq_engine.store import migrations
+    from rq_engine.store import migrations, schema
 
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
-    migrations.migrate(conn, migrations.STEPS[:1])
+    schema.migrate(conn, migrations.STEPS[:1])
     conn.execute(
         "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (1, 'x', 0, 0)"
     )
@@ -245,7 +245,7 @@ def test_migration_backfills_names_from_existing_symbols(tmp_path: Path) -> None
         "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
         " VALUES (1, 1, 'ValidationError', 'validationerror', 'class', 'python', 1)"
     )
-    migrations.migrate(conn)
+    schema.migrate(conn)
     row = conn.execute(
         "SELECT fold, skel, ini FROM names WHERE name = 'ValidationError'"
     ).fetchone()
