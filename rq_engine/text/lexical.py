@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from rq_engine.core.value import value
+from rq_engine.text.segment import ASCII_IDENT, ASCII_PART, identifiers, normalize, segment
 
 #: Bump when anything below changes the terms a field produces (segmentation,
 #: normalisation, kind aliases, bounds): a new analyzer is a new lexical identity.
@@ -52,108 +53,9 @@ KIND_TERMS: dict[str, tuple[str, ...]] = {
     "file": ("file",),
 }
 
-# Character classes for segmentation.
-_UPPER, _LOWER, _DIGIT, _CASELESS, _MARK, _JOIN, _SEP = range(7)
-
-
-def _cls(c: str) -> int:
-    if c.isdecimal():
-        return _DIGIT
-    if c.isupper():
-        return _UPPER
-    if c.islower():
-        return _LOWER
-    if c.isalpha():
-        return _CASELESS  # CJK, Hangul, ... (letters without case)
-    cat = unicodedata.category(c)
-    if cat[0] == "M":
-        return _MARK  # combining/spacing marks belong to the letter before them
-    if c in "_-$":
-        return _JOIN  # joins parts of one identifier (snake_case, kebab-case)
-    return _SEP
-
-
-def _segment(ident: str) -> list[str]:
-    """Split one identifier (no separators but `_`, `-`, `$`) into case-preserved parts.
-
-    Boundaries: a joiner; lower/caseless -> upper (`camelCase`); letter <-> digit
-    (`Sum256`); cased <-> caseless; and the last capital of an acronym run
-    before a lower-case letter (`HTTPServer` -> `HTTP`, `Server`).
-    """
-    parts: list[str] = []
-    cur: list[str] = []
-    prev = -1
-    n = len(ident)
-    for i, c in enumerate(ident):
-        k = _cls(c)
-        if k == _JOIN:
-            if cur:
-                parts.append("".join(cur))
-                cur = []
-            prev = -1
-            continue
-        if k == _MARK:
-            if cur:
-                cur.append(c)
-            continue
-        split = False
-        if cur:
-            if k == _DIGIT or prev == _DIGIT:
-                split = k != prev
-            elif k == _UPPER:
-                split = prev in (_LOWER, _CASELESS)
-                if not split and prev == _UPPER and i + 1 < n and _cls(ident[i + 1]) == _LOWER:
-                    split = True  # HTTPServer: the S starts "Server"
-            elif k == _CASELESS:
-                split = prev in (_UPPER, _LOWER)
-            elif k == _LOWER:
-                split = prev == _CASELESS
-        if split:
-            parts.append("".join(cur))
-            cur = []
-        cur.append(c)
-        prev = k
-    if cur:
-        parts.append("".join(cur))
-    return parts
-
-
-# ASCII fast path (nearly every identifier and path): the same segmentation as
-# _segment/_identifiers, by regex, ~20x cheaper than the per-character loop; a
-# property test keeps the two in agreement.
-_ASCII_IDENT = re.compile(r"[A-Za-z0-9_$-]+")
-_ASCII_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
-def _identifiers(text: str) -> list[str]:
-    """Maximal runs of identifier characters (letters, digits, marks, `_`, `-`, `$`)."""
-    if text.isascii():
-        return _ASCII_IDENT.findall(text)
-    return _identifiers_general(text)
-
-
-def _identifiers_general(text: str) -> list[str]:
-    out: list[str] = []
-    cur: list[str] = []
-    for c in text:
-        if _cls(c) == _SEP:
-            if cur:
-                out.append("".join(cur))
-                cur = []
-        else:
-            cur.append(c)
-    if cur:
-        out.append("".join(cur))
-    return out
-
 
 def _fold(s: str) -> str:
     return s.casefold()[:MAX_TERM_CHARS]
-
-
-def normalize(text: str) -> str:
-    """NFKC: composed and decomposed spellings, full-width forms and ligatures agree."""
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -165,9 +67,9 @@ def word_terms(ident: str) -> tuple[tuple[str, ...], str | None]:
     snake-cased spelling of the same name.
     """
     if ident.isascii():
-        parts = tuple(p.lower()[:MAX_TERM_CHARS] for p in _ASCII_PART.findall(ident))
+        parts = tuple(p.lower()[:MAX_TERM_CHARS] for p in ASCII_PART.findall(ident))
     else:
-        parts = tuple(_fold(p) for p in _segment(ident))
+        parts = tuple(_fold(p) for p in segment(ident))
     compound = _fold("".join(parts)) if len(parts) > 1 else None
     return parts, compound
 
@@ -175,7 +77,7 @@ def word_terms(ident: str) -> tuple[tuple[str, ...], str | None]:
 def analyze_text(text: str) -> list[str]:
     """Terms of free text (a name, a qualified name): identifiers -> parts + compounds."""
     out: list[str] = []
-    for ident in _identifiers(normalize(text)):
+    for ident in identifiers(normalize(text)):
         parts, compound = word_terms(ident)
         out.extend(parts)
         if compound:
@@ -185,12 +87,12 @@ def analyze_text(text: str) -> list[str]:
 
 def compact_parts(text: str) -> list[str]:
     """The parts of a text in order, compounds left out: `QuerySet.get` -> query, set, get."""
-    return [p for ident in _identifiers(normalize(text)) for p in word_terms(ident)[0]]
+    return [p for ident in identifiers(normalize(text)) for p in word_terms(ident)[0]]
 
 
 def compact(text: str) -> str:
     """All parts of a text joined, compounds left out: `ReadAll`, `read_all`, `read all` -> `readall`."""
-    return "".join(p for ident in _identifiers(normalize(text)) for p in word_terms(ident)[0])
+    return "".join(p for ident in identifiers(normalize(text)) for p in word_terms(ident)[0])
 
 
 def path_text(path: str) -> str:
@@ -279,7 +181,7 @@ class LexicalDocument:
                 out[f] = 1
             else:
                 text = path_text(value) if f == "path" else value
-                n = sum(len(word_terms(i)[0]) for i in _identifiers(normalize(text)))
+                n = sum(len(word_terms(i)[0]) for i in identifiers(normalize(text)))
                 out[f] = min(n, MAX_TERMS_PER_FIELD)
         return out
 
@@ -310,7 +212,7 @@ class FieldAnalyzer:
         if r is None:
             terms: list[str] = []
             parts: list[str] = []
-            for ident in _identifiers(normalize(s)):
+            for ident in identifiers(normalize(s)):
                 ps, comp = word_terms(ident)
                 terms.extend(ps)
                 parts.extend(ps)
@@ -328,7 +230,7 @@ class FieldAnalyzer:
             and name is not None
             and q.endswith(name)
             and q.isascii()
-            and not _ASCII_IDENT.match(q[-n - 1])
+            and not ASCII_IDENT.match(q[-n - 1])
         ):
             pt, pc, pn = self.text(q[:-n])
             nt, nc, nn = self.text(name)
@@ -472,7 +374,7 @@ def query_terms(text: str) -> tuple[list[str], dict[str, int], list[tuple[str, i
     more words, the whole query joined (`template does not exist` ->
     `templatedoesnotexist`). A compound covers the units of its words.
     """
-    words = [word_terms(w) for w in _identifiers(normalize(text))]
+    words = [word_terms(w) for w in identifiers(normalize(text))]
     units: list[str] = []
     for parts, _ in words:
         for p in parts:
@@ -501,7 +403,7 @@ def query_terms(text: str) -> tuple[list[str], dict[str, int], list[tuple[str, i
         add(_fold("".join(p for ps, _ in words for p in ps)), mask(words))
     typed = [
         (_fold(ident), mask([w]))
-        for ident, w in zip(_identifiers(normalize(text)), words, strict=True)
+        for ident, w in zip(identifiers(normalize(text)), words, strict=True)
         if w[0]
     ]
     return units, cover, typed

@@ -18,6 +18,7 @@ from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Node
 from rq_engine.text.query import Feature, TextQuery
+from rq_engine.text.segment import normalize
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms on a text query's start
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ def exact_mask(shape: QueryShape, qualified: str) -> tuple[int, str]:
     `popen communicate`, `send_mail` for `send mail`; not `_communicate`). Counts
     only when the run spells two or more units, or every non-kind unit: one
     common word equal to a name is no evidence the query means that node."""
-    comps = [lexical.normalize(c).casefold() for c in _SCOPE_SEP.split(qualified) if c]
+    comps = [normalize(c).casefold() for c in _SCOPE_SEP.split(qualified) if c]
     words = shape.q.words
     best, how = 0, ""
     for k in range(1, len(comps) + 1):

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rq_engine.text import lexical as L
+from rq_engine.text import segment
 
 GOLDEN = {
     # field presence: all five fields
@@ -235,8 +236,8 @@ ascii_text = st.text(
 @settings(max_examples=300, deadline=None)
 @given(text=ascii_text)
 def test_ascii_fast_path_segments_like_the_general_one(text: str) -> None:
-    fast = [L._ASCII_PART.findall(i) for i in L._identifiers(text)]
-    general = [L._segment(i) for i in L._identifiers_general(text)]
+    fast = [segment.ASCII_PART.findall(i) for i in segment.identifiers(text)]
+    general = [segment.segment(i) for i in segment.identifiers_general(text)]
     assert [[p.lower() for p in ps] for ps in fast] == [
         [p.casefold() for p in ps] for ps in general
     ]
