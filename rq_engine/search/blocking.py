@@ -89,6 +89,11 @@ class BlockingAnswer:
                 reindexed=False,
                 dirs=moved.dirs,
             )
+            if self.svc.data_version() != self.svc.searched_version:
+                # Nothing moved *now*, because another process reindexed what moved
+                # after this query searched: its answer predates that, so search again
+                # (two queries right after one edit; a miss must stay a promise).
+                s, hits, _ = self.svc.validated(query, limit)
             return self.svc.answer_of(s, hits)
         co = self.svc.checkout_of(s)
         if wait.none:

@@ -78,6 +78,9 @@ class QueryService:
         self._handoff: Checkout | _Where | None = None
         self._last: Answer | None = None
         self._scan: LiveIndex | None = None  # a kept live scan (the picker, untracked dir)
+        # `PRAGMA data_version` when `validated` last searched: another process's commit
+        # after it (a reindex of what this query missed) changes it
+        self.searched_version = 0
 
     # ------------------------------------------------------------------ plumbing
 
@@ -104,7 +107,9 @@ class QueryService:
         """Search, and search again while the files behind the results moved (each round
         reindexes them): a stale line, definition or file is never returned. The flag
         says the work tree moved more than the results show — a file behind them is gone
-        (renamed, deleted) or they kept moving — so what else moved must be asked."""
+        (renamed, deleted), a definition left its file (moved to another one, which only
+        git can name), or they kept moving — so what else moved must be asked."""
+        self.searched_version = self.data_version()
         s = self.searcher()
         hits = self.hits(s, query, limit)
         wider = False
@@ -118,8 +123,10 @@ class QueryService:
                 for p in ps
             )
             validate.refresh(self.conn, moved)
+            before = hits
             s = self.searcher()
             hits = self.hits(s, query, limit)
+            wider = wider or _left_their_files(before, hits, moved)
         moved = validate.stale(self.conn, hits)
         if moved:  # still moving (or under a gone checkout): drop what cannot be vouched for
             gone = {(root, p) for (root, _), ps in moved.items() for p in ps}
@@ -460,3 +467,13 @@ def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
 
 
 __all__ = ["Answer", "Progress", "QueryService", "Wait", "start_warmer"]
+
+
+def _left_their_files(
+    before: list[Hit], after: list[Hit], moved: dict[tuple[str, str], list[str]]
+) -> bool:
+    """Whether a result of a reindexed file is no longer in it: `helper` cut from a.py
+    was most likely pasted into another file, edited in the same moment."""
+    files = {(root, p) for (root, _), ps in moved.items() for p in ps}
+    still = {(h.root, h.path, h.name) for h in after}
+    return any((h.root, h.path) in files and (h.root, h.path, h.name) not in still for h in before)

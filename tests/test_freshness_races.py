@@ -1,0 +1,72 @@
+"""Freshness when more than the results moved, or another rq moved the index first.
+
+Real `rq` processes on real repositories, inside the recheck window (a hit there
+forks no git): a definition cut from one file and pasted into another is found
+by the next query, and a query that searched just before another process
+reindexed what it missed never reports that miss as definitive.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Repo, Run, rq_bin
+from tests.test_warming import locs
+
+QUIET = {"RQ_WARM_DETACH": "0"}
+
+
+def test_a_definition_moved_to_another_file_is_found_by_the_next_query(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(
+        {
+            "a.py": "def helper():\n    return 1\n\ndef other_a():\n    pass\n",
+            "b.py": "def other_b():\n    pass\n",
+            "c.py": "class Thing:\n    def helper(self):\n        return 2\n",
+        }
+    )
+    assert rq("--index", str(repo.root), env=QUIET).code == 0
+    assert locs(rq("-q", "helper", cwd=repo.root, env=QUIET)) == ["a.py:1", "c.py:2"]
+    # the refactor: cut from a.py, pasted into b.py, nothing staged (the stamp stays)
+    repo.write("a.py", "def other_a():\n    pass\n")
+    repo.write("b.py", "def other_b():\n    pass\n\ndef helper():\n    return 1\n")
+    r = rq("-q", "helper", cwd=repo.root, env=QUIET)
+    assert (r.code, locs(r)) == (0, ["b.py:4", "c.py:2"]), r.err
+
+
+def test_a_miss_searched_before_another_process_reindexed_is_searched_again(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path
+) -> None:
+    """The race two queries right after one edit can run into, made to happen every
+    time: a `git` wrapper on PATH lets a second `rq` catch the index up (reindex the
+    edited file, settle) while the first waits for its own `git status`. When the
+    first then asks what moved, nothing has: its earlier miss is out of date."""
+    repo = make_repo({"a.py": "def f0():\n    return 1\n"})
+    assert rq("--index", str(repo.root), env=QUIET).code == 0
+    assert rq("-q", "f0", cwd=repo.root, env=QUIET).code == 0
+    bin_dir = tmp_path / "racer"
+    bin_dir.mkdir()
+    log = tmp_path / "racer.log"
+    rq_cmd = " ".join(f"'{part}'" for part in rq_bin())
+    git = bin_dir / "git"
+    git.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" status "*)\n'
+        '  if [ -z "$RACER_INSIDE" ]; then\n'
+        f'    RACER_INSIDE=1 {rq_cmd} -q h1 >> {log} 2>&1; echo "exit $?" >> {log}\n'
+        "  fi;;\n"
+        "esac\n"
+        f'exec {shutil.which("git")} "$@"\n'
+    )
+    git.chmod(git.stat().st_mode | stat.S_IEXEC)
+    env = {**QUIET, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    repo.write("a.py", "def g1():\n    return 1\n\ndef h1():\n    return 2\n")
+    r = rq("-q", "g1", cwd=repo.root, env=env)
+    racer = log.read_text()
+    assert "a.py:4" in racer and "exit 0" in racer, racer  # the other query caught up first
+    assert (r.code, locs(r)) == (0, ["a.py:1"]), (r.out, r.err)
