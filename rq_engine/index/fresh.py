@@ -60,13 +60,6 @@ if TYPE_CHECKING:
 RECHECK_MS = 10_000  # RQ_WARM_RECHECK_MS: how long a "nothing moved" verdict is trusted
 VERDICT = "verdict:"  # + checkout root -> "<at ms> <stamp>" (plain: no json on the hot path)
 TRACKED = "tracked:"  # + checkout root -> Tracked, as lines
-# + checkout root -> "<stamp>\n<pattern>\n…": the pathspec of the source files git tracks
-# at that stamp (a miss's quick status reads only those; see `source_pathspec`)
-PATHSPEC = "pathspec:"
-# Narrow the quick status only when that leaves out at least a third of what git tracks:
-# on Django (2,914 of 6,151 files are .py/.js) `git status -uno -- '*.py' '*.js'` takes
-# ~7 ms against ~12 ms; on Go's library (5,657 of 8,176) six patterns cost what they save.
-NARROW_AT_MOST = 2 / 3
 
 
 def recheck_ms() -> int:
@@ -216,6 +209,8 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
     """Ask git whether anything moved in the checkout at `where` (its git directory
     `gd`) since the index was last settled (forks git). Paths, not a Checkout: a miss
     asks this, and building a Checkout imports pathlib (~5 ms)."""
+    from rq_engine.index import pathspec  # (a miss's question: off a hit's path)
+
     st = gitstate.stamp(gd)  # before status: a change during the check leaves it stale
     if gd is None:
         return Moved([], True, st, {})
@@ -226,7 +221,7 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
     # files it tracks only the source files can matter (the pathspec). The quick
     # status starts first and runs while the directories are stat'ed (~5 ms).
     quick = has_dirs(conn, root)
-    spec = _pathspec(conn, root, st)
+    spec = pathspec.recorded(conn, root, st)
     listing = None
     if spec is None and _writable(conn):  # list what git tracks now, for the next check
         listing = gitstate.start_listing(root)
@@ -247,7 +242,7 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
         if listing is not None:  # (git lists faster than it checks: read it meanwhile)
             out, listing = listing.result(), None
             if out is not None:
-                _put_pathspec(conn, root, st, source_pathspec(out))
+                pathspec.record(conn, root, st, pathspec.of_listing(out))
         if quick and not ask:
             s: gitstate.Status | None = gitstate.Status([], [])
         else:
@@ -297,62 +292,6 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
         held.update((p, stat_key(root, p)) for p in tracked.held if p not in held)
     keep = sorted(p for p in paths if language_for_path(p))
     return Moved(keep, walk, st, held, record)
-
-
-def source_pathspec(listing: bytes) -> tuple[str, ...]:
-    """The pathspec of the source files in a `git ls-files -z` listing: `*<suffix>` for
-    each suffix one ends in, in its own case (git matches case-sensitively; rq reads
-    `x.PY` as Python), `*Rakefile` for a name rq reads whole. `(".",)` — everything —
-    when that would leave out less than a third of the listing (NARROW_AT_MOST), `()`
-    when no source file is tracked. ~3 ms for Django's 6,151 paths."""
-    counts: dict[bytes, int] = {}
-    total = 0
-    for name in listing.split(b"\0"):
-        if not name:
-            continue
-        total += 1
-        base = name[name.rfind(b"/") + 1 :]
-        dot = base.rfind(b".")
-        tail = base[dot:] if dot > 0 else base
-        counts[tail] = counts.get(tail, 0) + 1
-    source: dict[str, int] = {}
-    for tail, n in counts.items():
-        t = os.fsdecode(tail)
-        if language_for_path("_" + t if t.startswith(".") else t):
-            source[t] = n
-    if not source:
-        return ()
-    if sum(source.values()) > total * NARROW_AT_MOST:
-        return (".",)
-    return tuple("*" + t for t in sorted(source))
-
-
-def _pathspec(conn: sqlite3.Connection, root: str, stamp: str) -> tuple[str, ...] | None:
-    """The pathspec recorded at this git-state stamp, or None (none, or another stamp:
-    the index was written since, so git may track other files now)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (PATHSPEC + root,)).fetchone()
-    if row is None:
-        return None
-    was, *spec = str(row[0]).split("\n")
-    return tuple(spec) if was == stamp else None
-
-
-def _put_pathspec(conn: sqlite3.Connection, root: str, stamp: str, spec: tuple[str, ...]) -> None:
-    """Record the pathspec at `stamp` (taken before the listing: should git's index
-    change meanwhile, the stamp no longer matches and nothing trusts this). Best
-    effort: a store too busy to take it only means the next check lists again."""
-    from rq_engine.store.txn import transaction
-
-    if any("\n" in p for p in spec):
-        return
-    try:
-        with transaction(conn, join=True):
-            conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                (PATHSPEC + root, "\n".join((stamp, *spec))),
-            )
-    except sqlite3.Error:
-        pass
 
 
 def _writable(conn: sqlite3.Connection) -> bool:
@@ -448,7 +387,12 @@ def forget(conn: sqlite3.Connection, roots: list[str]) -> None:
     """A checkout is gone (pruned, dropped) or another checkout of its repository
     rewrote the rows: its verdict and tracked state go, so its next check starts
     from a stat walk instead of trusting them."""
+    from rq_engine.index import pathspec
+
     conn.executemany(
         "DELETE FROM meta WHERE key IN (?, ?, ?, ?, ?)",
-        [(VERDICT + r, TRACKED + r, DIRS + r, IGNORED_DIRS + r, PATHSPEC + r) for r in roots],
+        [
+            (VERDICT + r, TRACKED + r, DIRS + r, IGNORED_DIRS + r, pathspec.PATHSPEC + r)
+            for r in roots
+        ],
     )

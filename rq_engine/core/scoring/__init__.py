@@ -6,10 +6,10 @@ ranked where it did. Stdlib only; must not import sqlite3, the store or any
 face.
 
 The package: weights.py holds every number (docs/scoring.md explains each),
-matching.py the word splitting and the name matchers, features.py every named
-feature (the pool-level ones the search layer decides included), this module
-`score`, which sums them (everything public in those three is importable from
-here), and rank.py the ranking of a query's pool (`Ranker`, `RankContext`).
+words.py a name's words (starts, skeleton, initials), matching.py the name
+matchers, features.py every named feature (the pool-level ones the search
+layer decides included), this module `score`, which sums them (everything
+public in those four is importable from here), and rank.py the ranking of a query's pool (`Ranker`, `RankContext`).
 
 Dynamic signals belong to the search layer, which owns the clock, the branch
 state, the anchor and the repositories searched: it passes them in one `Boosts`
@@ -52,18 +52,12 @@ from rq_engine.core.scoring.features import (
 )
 from rq_engine.core.scoring.matching import (
     MAX_FUZZY_LEAF,
-    VOWELS,
     NameMatch,
-    could_match,
     edit_distance,
-    initials,
     match_exact_prefix,
     match_fuzzy,
     match_name,
     match_typo,
-    skeleton,
-    tokens,
-    word_starts,
 )
 from rq_engine.core.scoring.weights import (
     KIND_WEIGHTS,
@@ -73,6 +67,14 @@ from rq_engine.core.scoring.weights import (
     TWO_EDITS_LEN,
     WEIGHTS,
     typo_edits,
+)
+from rq_engine.core.scoring.words import (
+    VOWELS,
+    could_match,
+    initials,
+    skeleton,
+    tokens,
+    word_starts,
 )
 
 
