@@ -186,9 +186,15 @@ class QueryService:
     def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
         """A miss on a complete index: (outcome, note, files not read). One read of the
         stored coverage row, on a miss only: a miss never claims absence in a language
-        rq does not read, and a repository with no file rq reads is `unread`, not `miss`."""
+        rq does not read, and a repository with no file rq reads is `unread`, not `miss`.
+        Whether it has one is read from what every pass keeps current (the files indexed
+        now; those the last full pass skipped or failed are files rq reads too), not
+        from what the last full pass saw: a `.py` added or removed since, and caught
+        up by a query's own reindex, decides at once. (The tally of files not read is
+        the last full pass's.)"""
         row = self.conn.execute(
-            "SELECT coalesce(files_seen, 0), files_unread FROM coverage"
+            "SELECT coalesce(files_indexed, 0) + coalesce(files_skipped, 0)"
+            " + coalesce(files_failed, 0), files_unread FROM coverage"
             " WHERE repository_id = ? AND scope = 'full'",
             (repo_id,),
         ).fetchone()

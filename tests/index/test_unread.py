@@ -100,6 +100,26 @@ def test_a_miss_beside_unread_files_names_them_and_stays_exit_1(
     assert "not_read" not in json.loads(rq("-q", "tool", "--json", cwd=repo.root).out)
 
 
+def test_a_readable_file_added_or_removed_decides_the_next_miss_without_reindexing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """No `rq --index` between the steps: each query catches the index up itself."""
+    repo = make_repo({"game.lua": "function lua_fn()\n  return 1\nend\n"})
+    assert rq("-q", "lua_fn", cwd=repo.root).code == 3
+    repo.write("tool.py", "def py_fn():\n    pass\n")
+    repo.commit()
+    assert rq("-q", "py_fn", cwd=repo.root).out.startswith("tool.py:1")
+    r = rq("-q", "lua_fn", cwd=repo.root)
+    assert (r.code, r.err.splitlines()) == (
+        1,
+        ["rq: no match for 'lua_fn' in the files rq reads; 1 Lua file not read"],
+    )
+    repo.git("rm", "-q", "tool.py")
+    repo.commit()
+    r = rq("-q", "lua_fn", cwd=repo.root)
+    assert r.code == 3 and "nothing here rq reads (1 Lua file not read" in r.err, r
+
+
 def test_tally_follows_the_tree(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
     repo = make_repo({**KOTLIN_AND_SWIFT, "tool.py": "def tool():\n    pass\n"})
     assert rq("--index", str(repo.root)).code == 0
