@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import Repo, Run, rq_bin
-from tests.test_warming import locs
+from tests.test_warming import locs, make_spy
 
 QUIET = {"RQ_WARM_DETACH": "0"}
 
@@ -70,3 +70,26 @@ def test_a_miss_searched_before_another_process_reindexed_is_searched_again(
     racer = log.read_text()
     assert "a.py:4" in racer and "exit 0" in racer, racer  # the other query caught up first
     assert (r.code, locs(r)) == (0, ["a.py:1"]), (r.out, r.err)
+
+
+def test_a_file_a_new_gitignore_covers_leaves_the_index_without_reindexing(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], tmp_path: Path
+) -> None:
+    """Ignoring an untracked file changes nothing git reports about it (it just stops
+    being listed): the `.gitignore` that appeared is what makes the check walk."""
+    repo = make_repo({"a.py": "def alpha():\n    return 1\n"})
+    repo.write("gen.py", "def generated_fn():\n    return 1\n")  # untracked, indexed
+    assert rq("--index", str(repo.root), env=QUIET).code == 0
+    assert locs(rq("-q", "generated_fn", cwd=repo.root, env=QUIET)) == ["gen.py:1"]
+    repo.write(".gitignore", "gen.py\n")
+    assert rq("-q", "ZebraNowhere", cwd=repo.root, env=QUIET).code == 1  # a miss asks git
+    r = rq("-q", "generated_fn", cwd=repo.root, env=QUIET)
+    assert (r.code, r.out) == (1, ""), r.err
+    # an unchanged, still uncommitted .gitignore costs the next miss no walk (a walk
+    # lists what git tracks: `git ls-files`)
+    spy = make_spy(tmp_path)
+    spied = {**spy.env, **QUIET}
+    assert rq("-q", "ZebraNowhere", cwd=repo.root, env=spied).code == 1
+    assert any(" status " in g for g in spy.gits()), spy.lines()
+    assert not [g for g in spy.gits() if " ls-files " in g], spy.lines()
+    assert locs(rq("-q", "alpha", cwd=repo.root, env=QUIET)) == ["a.py:1"]

@@ -290,8 +290,28 @@ def check(conn: sqlite3.Connection, where: StrPath, gd: StrPath | None, repo_id:
     if quick:
         # untracked files git did not list this time: the held ones are still held
         held.update((p, stat_key(root, p)) for p in tracked.held if p not in held)
+    if _ignore_rules_moved(root, s, paths, tracked, held):
+        walk = True  # what git lists changed with no file changing: let the walk decide
     keep = sorted(p for p in paths if language_for_path(p))
     return Moved(keep, walk, st, held, record)
+
+
+def _ignore_rules_moved(
+    root: str, s: gitstate.Status, paths: set[str], tracked: Tracked, held: dict[str, Key]
+) -> bool:
+    """Whether a `.gitignore` git names (dirty, deleted, or changed between HEADs) differs
+    from when the index was settled. A file it newly ignores changes in no way git
+    reports (an untracked file simply stops being listed), so only a walk, which lists
+    what git would now, drops its rows. The `.gitignore`s are held with their stat
+    keys, so an unchanged one that stays uncommitted costs no walk on the next check."""
+    moved = False
+    for p in {*s.dirty, *s.deleted, *paths, *tracked.held}:  # (held: the quick status lists
+        if p.rpartition("/")[2] != ".gitignore":  # no untracked file)
+            continue
+        now = stat_key(root, p)
+        held[p] = now
+        moved = moved or tracked.held.get(p) != now or p in paths
+    return moved
 
 
 def _writable(conn: sqlite3.Connection) -> bool:
