@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from rq_engine.core.escape import visible
 from rq_engine.search.types import Hit
+from rq_tui.quiet import QuietStatic, QuietVertical, QuietVerticalScroll
 from rq_tui.text_results import TextHit
 from rq_tui.widgets import hit_key, location, name_with_matches
 
@@ -183,10 +184,11 @@ class ExplainPane(Vertical):
         self._previews: OrderedDict[tuple[str, str, int, str], Content] = OrderedDict()
 
     def compose(self) -> ComposeResult:
-        yield Static(id="explain")
-        with Vertical(id="source"):
+        # (quiet: a change of the breakdown's height is one layout pass, not two)
+        yield QuietStatic(id="explain")
+        with QuietVertical(id="source"):
             yield Static(id="preview-title")
-            with VerticalScroll(id="preview-scroll"):
+            with QuietVerticalScroll(id="preview-scroll"):
                 yield Static(id="preview")
 
     def follow(self, hits: list[Hit], index: int | None, cwd: str, version: int) -> None:
