@@ -10,7 +10,7 @@ import pytest
 
 from rq_engine.core import editor
 from rq_tui import tmux
-from rq_tui.results import column_widths, shorten_left
+from rq_tui.rows import column_widths, shorten_left
 
 PICKS = [("/r/a.py", 3, "a.py:3:5:def a():"), ("/r/b.py", 9, "b.py:9:7:class B:")]
 
