@@ -1,4 +1,4 @@
-"""Textual widgets that ask for no frame they do not need (the side pane's parts).
+"""Textual widgets that ask for no frame and no paint they do not need (the side pane's parts).
 
 A screen layout pass ends by handing each widget whose size or virtual size changed
 its new sizes (Widget._size_updated), and Widget sets the virtual size through its
@@ -13,7 +13,15 @@ path (layout=False); a widget whose scrollbars appear or vanish still asks for i
 layout, through its own scrollbar reactives. (ResultList does the same in its own
 `_size_updated`.)
 
-(The mixin is no DOMNode: Textual takes a class's CSS, and its type for selectors,
+The same change of height moves the source pane below the breakdown, and a widget
+whose size changes throws away its painted lines: the two containers there (#source,
+#preview-scroll), ~55 lines that are only their background, were painted again on
+those keystrokes, as many lines as the result list itself. A container that draws
+nothing but its background (no border or padding above or below) paints the same line
+at any height, so when only its height changes it keeps them; the compositor still
+repaints the screen regions that moved, from those lines.
+
+(The mixins are no DOMNode: Textual takes a class's CSS, and its type for selectors,
 from the first DOMNode among its bases, so the widget's own class must stay that.)
 """
 
@@ -22,7 +30,7 @@ from __future__ import annotations
 from typing import cast
 
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -35,13 +43,29 @@ class _SettledSize:
         return settle(size, virtual_size, container_size, layout=False)
 
 
+class _Backdrop(_SettledSize):
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        widget = cast(Widget, self)
+        gutter = widget.styles.gutter
+        was = widget.outer_size
+        if size.width == was.width and not (gutter.top or gutter.bottom):
+            # (so Widget._size_updated sees no new size: no _set_dirty, which would
+            # clear the painted lines; the virtual and container sizes still update)
+            widget._size = size
+            if size.height > was.height:  # the lines it grew by, painted as a fresh one
+                widget._set_dirty(Region(0, was.height, size.width, size.height - was.height))
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
 class QuietStatic(_SettledSize, Static):
     pass
 
 
-class QuietVertical(_SettledSize, Vertical):
-    pass
+class QuietVertical(_Backdrop, Vertical):
+    """A container that only draws its background (see _Backdrop)."""
 
 
-class QuietVerticalScroll(_SettledSize, VerticalScroll):
-    pass
+class QuietVerticalScroll(_Backdrop, VerticalScroll):
+    """A scrolling container that only draws its background (see _Backdrop)."""
