@@ -16,14 +16,12 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
@@ -37,7 +35,9 @@ from rq_tui.history import QueryHistory, RecentPicks
 from rq_tui.keys import Keymap
 from rq_tui.picker_empty import EmptyQuery
 from rq_tui.picker_keys import KeyActions
+from rq_tui.picker_messages import BatchArrived, Described, SearchFailed
 from rq_tui.picker_text import TextMode
+from rq_tui.picker_warm import REWARM_EVERY, Warming
 from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
 from rq_tui.widgets import QueryInput, StatusLine
@@ -54,48 +54,11 @@ SHORT_HEIGHT = 20
 STREAM_FRAME = 0.016
 # After the first search starts, when the syntax highlighter is loaded (s).
 PREWARM_AFTER = 0.3
-# While the index warms, how often the picker looks at its coverage and, when a
-# warmer committed since, re-runs the query so results appear as files are indexed (s).
-WATCH_EVERY = 0.25
-# How often an open picker asks again whether its repository needs warming (s): the
-# recheck window (RQ_WARM_RECHECK_MS), so edits made while it is open are picked up.
-REWARM_EVERY = 10.0
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 TEXT_HINT = "type words: what it is or does (refund order total)"
 
 
-@dataclass
-class BatchArrived(Message):
-    generation: int
-    seq: int
-    query: str
-    batch: Batch
-
-
-@dataclass
-class SearchFailed(Message):
-    generation: int
-    message: str
-
-
-@dataclass
-class Described(Message):
-    all_repos: bool
-    repository: str | None
-    state: str
-
-
-@dataclass
-class Watched(Message):
-    """The index as the watcher found it: coverage, counts, and whether anyone committed."""
-
-    state: str
-    indexed: int
-    seen: int
-    changed: bool
-
-
-class PickerScreen(EmptyQuery, TextMode, KeyActions, Screen[None]):
+class PickerScreen(EmptyQuery, TextMode, Warming, KeyActions, Screen[None]):
     """No BINDINGS: every key goes through QueryInput, in order (rq_tui.keys)."""
 
     # (#list-heading: the empty query's heading; hidden in a short popup, where every
@@ -214,79 +177,6 @@ class PickerScreen(EmptyQuery, TextMode, KeyActions, Screen[None]):
     def _show_heading(self, text: str) -> None:
         self.query_one("#list-heading", Static).update(text)
         self.set_class(bool(text), "-listing")
-
-    def _rewarm(self) -> None:
-        # (a search is typed against an index the developer keeps editing under it)
-        if self._watch_timer is None and not self.progress.startswith("live scan"):
-            self._warm_repository()
-
-    # --- warming ----------------------------------------------------------
-
-    @work(thread=True, group="warm", exit_on_error=False)
-    def _warm_repository(self) -> None:
-        # A never-indexed, warming or unchecked repository gets its warmer (a detached
-        # process: never the fork pool from these threads); the watcher follows it.
-        try:
-            started = self.session.warm()
-        except Exception as e:  # the store may be busy or broken: say so, keep searching
-            self.post_message(SearchFailed(self.generation, f"warming failed: {e}"))
-            return
-        if started is not None and started.startswith("live:"):
-            self.app.call_from_thread(self._live_scanned, int(started[5:]))
-        elif started is not None:
-            if started == "here":  # warmed: an empty list may have more to show now
-                self.app.call_from_thread(self._warmed_here)
-            self.app.call_from_thread(self._start_watching)
-
-    def _live_scanned(self, files: int) -> None:
-        self.progress = f"live scan of {files} files (rq --index keeps an index)"
-        query = self.query_one("#query", Input).value
-        if query.strip():
-            self.start_search(query, again=True)
-        self._refresh_status()
-
-    def _warmed_here(self) -> None:
-        query = self.query_one("#query", Input).value
-        if self.empty_generation and not query.strip():
-            self.start_search(query, again=True)
-
-    def _start_watching(self) -> None:
-        if self._watch_timer is None:
-            self._watch_timer = self.set_interval(WATCH_EVERY, self._poll_index)
-
-    @work(thread=True, group="watch", exclusive=True, exit_on_error=False)
-    def _poll_index(self) -> None:
-        try:
-            state, indexed, seen = self.session.coverage()
-            changed = self.session.changed()
-        except Exception:
-            return
-        self.post_message(Watched(state, indexed, seen, changed))
-
-    @on(Watched)
-    def _index_polled(self, msg: Watched) -> None:
-        was, self.state = self.state, msg.state
-        if self.repository is None:
-            self._describe(self.all_repos)  # a first warm just named the repository
-        stopped = False
-        if msg.state == "complete":
-            self.progress = ""
-            if self._watch_timer is not None:
-                self._watch_timer.stop()
-                self._watch_timer = None
-                stopped = True
-        elif msg.seen:
-            self.progress = f"{msg.indexed}/{msg.seen} files indexed"
-        else:
-            self.progress = f"{msg.indexed} files indexed so far"
-        query = self.query_one("#query", Input).value
-        if msg.changed or (msg.state == "complete" and was != "complete"):
-            if query.strip():
-                self.start_search(query, again=True)  # results appear as the warmer commits
-        if (msg.changed or stopped) and self.empty_generation and not query.strip():
-            # (a warm that just ended may have taken in edits: where the work is moved)
-            self.start_search(query, again=True)
-        self._refresh_status()
 
     @work(thread=True, group="prewarm", exit_on_error=False)
     def _prewarm(self) -> None:
