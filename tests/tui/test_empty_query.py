@@ -101,7 +101,7 @@ def test_an_empty_query_lists_the_edited_file_first_with_its_new_definition(shop
         assert "20 results" in status_text(app)
         await pilot.press("o")  # a typed query's answer replaces the list and its heading
         await until(pilot, lambda: app.picker.final_query == "o")
-        assert heading(app) == "" and not app.picker.has_class("-listing")
+        assert heading(app) == "" and not app.picker.query_one("#list-heading").display
         await pilot.press("backspace")  # and an empty query brings it back
         await until(pilot, lambda: heading(app).startswith("empty query: 20 definitions"))
         assert drawn(app)[6].split()[-1] == "cancel_order"
