@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from rq_engine.core.escape import visible
 from rq_engine.search.types import Hit
-from rq_tui.quiet import QuietStatic, QuietVertical, QuietVerticalScroll
+from rq_tui.quiet import QuietStatic, QuietVertical, QuietVerticalScroll, SteadyStatic
 from rq_tui.text_results import TextHit
 from rq_tui.widgets import hit_key, location, name_with_matches
 
@@ -187,9 +187,9 @@ class ExplainPane(Vertical):
         # (quiet: a change of the breakdown's height is one layout pass, not two)
         yield QuietStatic(id="explain")
         with QuietVertical(id="source"):
-            yield Static(id="preview-title")
+            yield SteadyStatic(id="preview-title")
             with QuietVerticalScroll(id="preview-scroll"):
-                yield Static(id="preview")
+                yield SteadyStatic(id="preview")
 
     def follow(self, hits: list[Hit], index: int | None, cwd: str, version: int) -> None:
         """Show hits[index]: its score breakdown now, its source once the highlight rests.

@@ -14,11 +14,12 @@ from collections.abc import Callable, Mapping
 from textual import events
 from textual.content import Content
 from textual.geometry import Size
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from rq_engine.core.escape import visible, visible_spans
 from rq_engine.search.render import display_path
 from rq_engine.search.types import Hit
+from rq_tui.quiet import SteadyStatic
 
 # A path column wider than this stops aligning (the rest of the row shifts
 # right) rather than wasting most of an 80-column terminal on padding.
@@ -152,7 +153,7 @@ _EDITS = {
 _KILLS = {"backward-kill-word", "kill-word", "unix-line-discard", "kill-line"}
 
 
-class StatusLine(Static):
+class StatusLine(SteadyStatic):
     """repository · coverage state · [text · cache state] · result count · latency, plus notes."""
 
     def show(
