@@ -184,12 +184,13 @@ class ExplainPane(Vertical):
         self._previews: OrderedDict[tuple[str, str, int, str], Content] = OrderedDict()
 
     def compose(self) -> ComposeResult:
-        # (quiet: a change of the breakdown's height is one layout pass, not two)
+        # (quiet: a change of the breakdown's height, or a preview shown or blanked, is
+        # one layout pass, not two)
         yield QuietStatic(id="explain")
         with QuietVertical(id="source"):
             yield SteadyStatic(id="preview-title")
             with QuietVerticalScroll(id="preview-scroll"):
-                yield SteadyStatic(id="preview")
+                yield QuietStatic(id="preview")
 
     def follow(self, hits: list[Hit], index: int | None, cwd: str, version: int) -> None:
         """Show hits[index]: its score breakdown now, its source once the highlight rests.

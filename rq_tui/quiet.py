@@ -6,8 +6,10 @@ reactive, which is declared `layout=True`: the pass itself asks for a second lay
 pass of the whole screen, and a repaint of every such widget, in the next frame. The
 second pass lays out exactly what the first did (the sizes it hands over are the
 ones it just computed). In the picker that happened whenever the explain breakdown
-changed height, about one keystroke in three on the Linux tree: ~2 ms of the UI
-thread for a frame that changed no pixel, often landing in the next keystroke's.
+changed height, about one keystroke in three on the Linux tree, and whenever a
+preview was shown or a shown one blanked (most keystrokes at a typist's pace, when
+the preview has time to appear between them): ~2 ms of the UI thread for a frame
+that changed no pixel, often landing in the next keystroke's.
 These set the virtual size quietly instead, as Textual itself does on its scrolling
 path (layout=False); a widget whose scrollbars appear or vanish still asks for its
 layout, through its own scrollbar reactives. (ResultList does the same in its own
