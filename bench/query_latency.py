@@ -99,7 +99,9 @@ def rq_cmd(tree: Path | None) -> list[str]:
     """How to run rq: the installed script, or this interpreter on a source tree."""
     if tree is None:
         return [RQ]
-    run = "import sys; sys.path.insert(0, {!r}); from rq_engine.cli.main import entry; sys.exit(entry())"
+    run = (
+        "import sys; sys.path.insert(0, {!r}); from rq_engine.main import entry; sys.exit(entry())"
+    )
     return [sys.executable, "-c", run.format(str(tree))]
 
 

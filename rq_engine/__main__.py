@@ -1,5 +1,5 @@
 """`python -m rq_engine` runs the CLI (the detached warmer re-execs this way)."""
 
-from rq_engine.cli.main import main
+from rq_engine.main import main
 
 raise SystemExit(main())

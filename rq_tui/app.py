@@ -1,6 +1,6 @@
 """The picker application (`rq [QUERY]` on a terminal): theme, exit protocol, editor hand-off.
 
-Reached only through rq_engine.cli.main's dispatcher, after the ~200 ms
+Reached only through rq_engine.main's dispatcher, after the ~200 ms
 textual import it defers. The engine never imports this package.
 
 Exit protocol: the app exits with an Outcome and, once the terminal is back

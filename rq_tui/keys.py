@@ -173,7 +173,7 @@ def parse(spec: str, source: str = "RQ_BIND") -> list[tuple[str, str, tuple[str,
     """fzf's `key:action[+action],key:action` -> [(fzf key, Textual key, actions)].
 
     A key may itself be `:` or `,` (`::abort`, `,:toggle`), as in fzf. `source` names
-    where the spec came from in an error (`RQ_BIND`, or `--bind`, which cli/main.py
+    where the spec came from in an error (`RQ_BIND`, or `--bind`, which rq_engine/main.py
     checks here and then hands on as RQ_BIND)."""
     out: list[tuple[str, str, tuple[str, ...]]] = []
     i = 0

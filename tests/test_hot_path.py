@@ -21,7 +21,7 @@ LEAN = ("re", "enum", "json", "datetime", "sqlite3")
 # before the report's own json is imported).
 PROBE = """
 import io, sys
-from rq_engine.cli.main import main
+from rq_engine.main import main
 out = io.StringIO()
 real, sys.stdout = sys.stdout, out
 code = main(sys.argv[1:])

@@ -1,7 +1,7 @@
 """A fuzz of query strings through the CLI's own entry point: any text a user can type
 (or paste) gives a defined exit code and never an exception.
 
-In-process (`rq_engine.cli.main.main`, the function the `rq` script runs) so that
+In-process (`rq_engine.main.main`, the function the `rq` script runs) so that
 hundreds of generated queries cost seconds; tests/test_hardening_input.py runs the
 known-hostile shapes as real processes.
 """
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rq_engine.cli.main import main
+from rq_engine.main import main
 from tests.conftest import Repo
 
 SRC = {

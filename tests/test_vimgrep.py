@@ -118,7 +118,7 @@ def test_output_forms_do_not_mix_with_json(pay: Repo, rq: Callable[..., Run]) ->
 def test_vimgrep_one_shot_stays_off_argparse(pay: Repo) -> None:
     """`rq -q --vimgrep` is read by the fast parser: argparse (~4.5 ms) is not imported."""
     probe = (
-        "import sys\nfrom rq_engine.cli.main import main\ncode = main(sys.argv[1:])\n"
+        "import sys\nfrom rq_engine.main import main\ncode = main(sys.argv[1:])\n"
         "print('ARGPARSE' if 'argparse' in sys.modules else 'FAST', code)\n"
     )
     p = subprocess.run(

@@ -274,7 +274,7 @@ def test_usage_errors_exit_64(shop: Repo, rq: RQ) -> None:
 def test_text_path_imports_no_ui_or_parser(shop: Repo, tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "from rq_engine.cli.main import main\n"
+        "from rq_engine.main import main\n"
         "rc = main(['--text', 'refund processor', '--ranker', 'text-ranker/bm25-v1'])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'textual', 'rich', 'tree_sitter', 'tree_sitter_language_pack', 'mcp'})\n"

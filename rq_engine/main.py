@@ -1,7 +1,9 @@
-"""Entry point: parse, dispatch to the command module, map errors to exit codes.
+"""The `rq` entry point: parse, dispatch to a face, map errors to exit codes.
 
-Imports here are stdlib + rq_engine.core only; each command module is imported
-when its flag is given, so `rq -q` loads the query path and nothing else.
+It stands above the faces (cli's commands, the MCP server, the picker and tmux
+binding in rq_tui), so no face imports another (tests/test_layers.py). Imports
+here are stdlib + rq_engine.core only; each face's module is imported when its
+flag is given, so `rq -q` loads the query path and nothing else.
 """
 
 from __future__ import annotations
