@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from rq_engine.core.columns import ADDED, added_names
 from rq_engine.core.record import Record
 
 
@@ -68,6 +69,7 @@ class Symbol(Record):
         "visibility",
         "language",
         "repository",
+        *added_names(),  # the facts declared in core/columns.py since m001
     )
 
     def __init__(
@@ -89,6 +91,8 @@ class Symbol(Record):
         self.visibility = visibility
         self.language = language
         self.repository = repository
+        for c in ADDED:  # set by the plugin that knows the fact; the default until then
+            setattr(self, c.name, c.default)
 
     def qualified(self, sep: str = ".") -> str:
         return f"{self.parent}{sep}{self.name}" if self.parent else self.name

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rq_engine.core.columns import SymbolRow as Row  # index/parse.py's rows
+
 MAX_NAME_CHARS = 512
 MAX_PARENT_CHARS = 512
 MAX_PARENT_DEPTH = 32  # scopes, counting the `…` that stands for the ones cut
 CUT = "…"  # U+2026: the start of a parent (or the end of a name) that was cut
-
-# (name, kind, visibility, line, end_line, parent): index/parse.py's Row
-Row = tuple[str, str, str, int, int | None, str | None]
 
 
 def bound_parent(parent: str, sep: str) -> str:
@@ -57,16 +56,18 @@ def _over(name: str, parent: str | None, sep: str) -> bool:
 
 
 def bound_rows(rows: Sequence[Row], sep: str) -> tuple[tuple[Row, ...], int]:
-    """Rows `(name, kind, visibility, line, end_line, parent)` with names and parents
-    in bounds, and how many rows were cut (0: `rows` unchanged)."""
+    """Rows `(name, kind, visibility, line, end_line, parent, ...)` with names and
+    parents in bounds, and how many rows were cut (0: `rows` unchanged)."""
     if not any(_over(r[0], r[5], sep) for r in rows):
         return tuple(rows), 0
-    out = []
+    out: list[Row] = []
     cut = 0
-    for name, kind, vis, line, end, parent in rows:
+    for r in rows:
+        name, parent = r[0], r[5]
         if _over(name, parent, sep):
             cut += 1
             name = bound_name(name)
             parent = None if parent is None else bound_parent(parent, sep)
-        out.append((name, kind, vis, line, end, parent))
+            r = (name, *r[1:5], parent, *r[6:])
+        out.append(r)
     return tuple(out), cut

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from rq_engine.core.columns import SymbolRow as Row
+from rq_engine.core.columns import added_names
 from rq_engine.core.namekeys import NameRecord, name_record
 from rq_engine.core.value import value
 from rq_engine.index import bounds, reading
@@ -30,8 +32,8 @@ DEFAULT_MAX_FILE_BYTES = 1 << 20
 MINIFIED_MIN_BYTES = 16 * 1024
 MINIFIED_MEAN_LINE = 300
 
-# (name, kind, visibility, line, end_line, parent)
-Row = tuple[str, str, str, int, int | None, str | None]
+# the facts declared since m001, read off each Symbol after BASE (none: no cost)
+_ADDED = added_names()
 
 OK = "ok"  # parsed; rows hold the symbols
 SAME = "same"  # content hash equals the indexed one: only mtime/size need updating
@@ -142,10 +144,10 @@ def parse_job(root: str, job: Job, limit: int, seen: set[str] | None = None) -> 
         return Parsed(
             job.path, job.language, FAILED, mtime, size, h, reason=f"parse error: {e!r}"[:200]
         )
-    rows, cut = bounds.bound_rows(
-        [(s.name, str(s.kind), str(s.visibility), s.line, s.end_line, s.parent) for s in syms],
-        plugin.scope_separator,
-    )
+    base = [(s.name, str(s.kind), str(s.visibility), s.line, s.end_line, s.parent) for s in syms]
+    if _ADDED:
+        base = [(*b, *(getattr(s, n) for n in _ADDED)) for b, s in zip(base, syms, strict=True)]
+    rows, cut = bounds.bound_rows(base, plugin.scope_separator)
     try:
         pairs = tuple(plugin.references(source))
     except Exception:  # a plugin bug costs the prior for this file, not its symbols

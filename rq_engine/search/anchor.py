@@ -185,7 +185,7 @@ def _parsed_spans(root: str, rel: str, line: int) -> list[Span]:
 
         parsed = parse_job(root, Job(rel, lang, None), max_file_bytes())
         rows = parsed.rows if parsed.status == OK else ()
-        spans = [(name, parent, a, b) for name, _kind, _vis, a, b, parent in rows]
+        spans = [(r[0], r[5], r[3], r[4]) for r in rows]  # (name, parent, line, end_line)
         _live.clear()  # one anchor file at a time is all a face asks from
         _live[key] = spans
     return [s for s in spans if s[2] <= line <= (s[3] if s[3] is not None else s[2])]

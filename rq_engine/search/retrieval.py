@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from rq_engine.core.columns import added_names
 from rq_engine.core.scoring import could_match
 from rq_engine.core.scoring.rank import Row
 from rq_engine.core.sqlite import sqlite3
@@ -26,6 +27,8 @@ ROW_COLUMNS = (
     # when the file was last touched (recency): the later of its stored mtime (ns) and
     # last commit time (s, captured by sweeps), in unix seconds; 0 when neither is known
     " MAX(COALESCE(f.mtime, 0) / 1000000000, COALESCE(f.commit_time, 0))"
+    # then the facts core/columns.py declares since m001, in its order
+    + "".join(f", s.{n}" for n in added_names())
 )
 _ROW_SQL = f"SELECT {ROW_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
 # (a row decodes into core.scoring.rank.Row, which ranking reads; ROW_COLUMNS is its order)

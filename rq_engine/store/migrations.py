@@ -1,107 +1,21 @@
 """Named schema migrations: the steps, in order (store/schema.py applies them).
 
 A step is a (name, sql) pair; its name is recorded in `schema_migrations` when it
-commits. Never edit a released step: add the next one (`m00N_what_it_does`).
+commits. Never edit a released step: add the next one (`m00N_what_it_does`). A
+stored fact of a definition declared in core/columns.py brings its own step (the
+end of this file). m001's schema is in store/m001.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from rq_engine.core.columns import ADDED, Column
 from rq_engine.core.sqlite import sqlite3
+from rq_engine.store.m001 import M001_INITIAL
 
 Step = tuple[str, str | Callable[[sqlite3.Connection], None]]
 
-M001_INITIAL = """
-CREATE TABLE repositories (
-    id INTEGER PRIMARY KEY,
-    identity TEXT NOT NULL UNIQUE,          -- host/org/repo or local:/abs/path
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL
-);
-
-CREATE TABLE checkouts (
-    id INTEGER PRIMARY KEY,
-    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
-    root_path TEXT NOT NULL UNIQUE,
-    current_branch TEXT,
-    indexed_at INTEGER
-);
-
-CREATE TABLE files (
-    id INTEGER PRIMARY KEY,
-    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,                     -- repo-relative, '/'-separated
-    language TEXT,
-    mtime INTEGER,                          -- unix nanoseconds (racy-edit protection)
-    size INTEGER,
-    content_hash TEXT,                      -- staleness detection
-    indexed_at INTEGER,
-    commit_time INTEGER,                    -- last git commit touching the file (recency)
-    UNIQUE(repository_id, path)
-);
-
-CREATE TABLE symbols (
-    id INTEGER PRIMARY KEY,
-    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
-    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    name_lower TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    visibility TEXT NOT NULL DEFAULT 'unknown',
-    language TEXT NOT NULL,
-    line INTEGER NOT NULL,
-    end_line INTEGER,
-    parent TEXT                             -- enclosing symbol's qualified name (lexical nesting)
-);
-CREATE INDEX idx_symbols_name_lower ON symbols(name_lower);
-CREATE INDEX idx_symbols_repo_name ON symbols(repository_id, name_lower);
-CREATE INDEX idx_symbols_file ON symbols(file_id);
-
--- Fuzzy candidate narrowing. detail=none: recall ORs single trigrams and never
--- reads positions (D20).
-CREATE VIRTUAL TABLE symbols_fts USING fts5(
-    name, content='symbols', content_rowid='id', tokenize='trigram', detail=none
-);
--- The per-row triggers a cold pass suspends (drop, bulk insert, 'rebuild', recreate).
-CREATE TRIGGER symbols_fts_ai AFTER INSERT ON symbols BEGIN
-    INSERT INTO symbols_fts(rowid, name) VALUES (new.id, new.name);
-END;
-CREATE TRIGGER symbols_fts_ad AFTER DELETE ON symbols BEGIN
-    INSERT INTO symbols_fts(symbols_fts, rowid, name) VALUES ('delete', old.id, old.name);
-END;
-CREATE TRIGGER symbols_fts_au AFTER UPDATE OF name ON symbols BEGIN
-    INSERT INTO symbols_fts(symbols_fts, rowid, name) VALUES ('delete', old.id, old.name);
-    INSERT INTO symbols_fts(rowid, name) VALUES (new.id, new.name);
-END;
-
-CREATE TABLE coverage (
-    id INTEGER PRIMARY KEY,
-    repository_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
-    scope TEXT NOT NULL DEFAULT 'full',     -- 'full' or a directory prefix
-    status TEXT NOT NULL DEFAULT 'never' CHECK (status IN ('never', 'warming', 'complete')),
-    files_seen INTEGER,
-    files_indexed INTEGER,
-    files_skipped INTEGER,
-    files_failed INTEGER,
-    updated_at INTEGER,
-    UNIQUE(repository_id, scope)
-);
-
--- Cumulative usage counters, read by `--usage`, never by ranking.
-CREATE TABLE usage_daily (
-    day TEXT NOT NULL,
-    source TEXT NOT NULL,
-    flags TEXT NOT NULL,
-    searches INTEGER NOT NULL,
-    misses INTEGER NOT NULL,
-    warming INTEGER NOT NULL,
-    on_complete INTEGER NOT NULL,
-    PRIMARY KEY (day, source, flags)
-);
-
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 STEPS: list[Step] = [
     ("m001_initial", M001_INITIAL),
@@ -419,3 +333,24 @@ def m011_references(conn: sqlite3.Connection) -> None:
 
 
 STEPS.append(("m011_references", m011_references))
+
+
+# --- the facts declared in core/columns.py since m001 -------------------------------
+#
+# Each adds its column under the step its declaration names, and the files it
+# names (every file, when it names none) are read again so old rows get the fact.
+def added_fact(c: Column) -> Step:
+    def step(conn: sqlite3.Connection) -> None:
+        conn.execute(f"ALTER TABLE symbols ADD COLUMN {c.name} {c.sql}")
+        if c.reread:
+            reextract(*c.reread)(conn)
+        else:
+            langs = [r[0] for r in conn.execute("SELECT DISTINCT language FROM files")]
+            if langs:
+                reextract(*langs)(conn)
+
+    return (c.since, step)
+
+
+STEPS.extend(added_fact(c) for c in ADDED)
+STEPS.sort(key=lambda s: s[0])  # a declared fact's step in its place among the numbered

@@ -11,15 +11,13 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 
+from rq_engine.core.columns import BASE, SymbolRow, added_names
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.value import value
 from rq_engine.store import refs
 from rq_engine.store.txn import (
     transaction as transaction,  # re-exported: writers say writes.transaction
 )
-
-# (name, kind, visibility, line, end_line, parent) — what a plugin's Symbol becomes
-SymbolRow = tuple[str, str, str, int, int | None, str | None]
 
 
 def now() -> int:
@@ -177,9 +175,11 @@ def touch_file(conn: sqlite3.Connection, file_id: int, mtime: int, size: int) ->
     conn.execute("UPDATE files SET mtime = ?, size = ? WHERE id = ?", (mtime, size, file_id))
 
 
+# The writer's own columns, then a row's facts as core/columns.py declares them (so a
+# fact added there is written with no change here).
+_STORED = ("repository_id", "file_id", "language", "name_lower", *BASE, *added_names())
 _INSERT_SYMBOL = (
-    "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, visibility, "
-    "language, line, end_line, parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO symbols({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))})"
 )
 
 
@@ -231,10 +231,7 @@ def write_files(
         ids.append(fid)
         if pairs:
             named.append((fid, pairs))
-        sym.extend(
-            (repository_id, fid, n, n.lower(), k, v, language, line, end, parent)
-            for n, k, v, line, end, parent in rows
-        )
+        sym.extend((repository_id, fid, language, r[0].lower(), *r) for r in rows)
     after = int(conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
     conn.executemany(_INSERT_SYMBOL, sym)
     refs.add(conn, repository_id, named)

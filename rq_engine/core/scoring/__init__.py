@@ -23,6 +23,7 @@ from rq_engine.core.query import Query
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
 from rq_engine.core.scoring.features import (
+    COLUMN_FEATURES,
     Boosts,
     Candidate,
     boost_features,
@@ -123,6 +124,8 @@ def score(
     chain = scope_chain(cand.parent)
     parts += nesting_feature(len(chain))
     parts += path_features(cand.path, cand.name, cand.project, chain[-1] if chain else "")
+    for feature in COLUMN_FEATURES:  # on facts declared in core/columns.py since m001
+        parts += feature(query, cand)
     if extra:
         parts += extra
     if boosts is not None:
@@ -136,6 +139,7 @@ __all__ = [
     "branch_feature",
     "Candidate",
     "case_feature",
+    "COLUMN_FEATURES",
     "compiled_copy_feature",
     "referenced_feature",
     "constructor_feature",

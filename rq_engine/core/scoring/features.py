@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from rq_engine.core.columns import ADDED, added_names
 from rq_engine.core.paths import TEST_DIRS, TS_DECLARATION_SUFFIXES, is_test_file_name
 from rq_engine.core.query import Query, fold, split_scope
 from rq_engine.core.record import Record
@@ -28,11 +29,25 @@ from rq_engine.core.scoring.weights import (
     WEIGHTS,
 )
 
+TYPE_CHECKING = False  # (typing and collections stay off the `rq -q` path)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 class Candidate(Record):
     """What the scorer may look at: one stored definition."""
 
-    __slots__ = ("name", "kind", "visibility", "parent", "path", "language", "project")
+    # (and the facts core/columns.py declares since m001, which a feature reads by name)
+    __slots__ = (
+        "name",
+        "kind",
+        "visibility",
+        "parent",
+        "path",
+        "language",
+        "project",
+        *added_names(),
+    )
     name: str
     kind: str
     visibility: str
@@ -50,6 +65,7 @@ class Candidate(Record):
         path: str = "",
         language: str = "",
         project: str = "",
+        **added: object,
     ) -> None:
         self.name = name
         self.kind = kind
@@ -58,6 +74,11 @@ class Candidate(Record):
         self.path = path
         self.language = language
         self.project = project
+        if ADDED or added:
+            for c in ADDED:
+                setattr(self, c.name, added.pop(c.name, c.default))
+            if added:
+                raise TypeError(f"Candidate has no stored fact {next(iter(added))!r}")
 
 
 class Boosts(Record):
@@ -161,6 +182,12 @@ def visibility_feature(visibility: str, name: str = "") -> list[tuple[str, float
     if visibility in ("private", "protected") or _underscored(name):
         return [("visibility", WEIGHTS["private"])]
     return []
+
+
+#: the features on facts core/columns.py declares since m001: each a function of the
+#: query and the candidate (`cand.<fact>`) returning its parts, like the ones above;
+#: score() adds every one. A feature on a new stored fact is appended here.
+COLUMN_FEATURES: list[Callable[[Query, Candidate], list[tuple[str, float]]]] = []
 
 
 def _underscored(name: str) -> bool:

@@ -10,6 +10,7 @@ ranked entries back. Stdlib only.
 
 from __future__ import annotations
 
+from rq_engine.core.columns import ADDED, added_names
 from rq_engine.core.query import Query
 from rq_engine.core.record import Record
 from rq_engine.core.scoring import Boosts, Candidate, NameMatch, Scored, score
@@ -43,6 +44,7 @@ class Row(Record):
         "repository_id",
         "file_id",
         "touched",
+        *added_names(),  # the facts core/columns.py declares since m001, read last
     )
 
     id: int
@@ -72,6 +74,7 @@ class Row(Record):
         repository_id: int,
         file_id: int,
         touched: int = 0,
+        *added: object,
     ) -> None:
         self.id = id
         self.name = name
@@ -85,6 +88,9 @@ class Row(Record):
         self.repository_id = repository_id
         self.file_id = file_id
         self.touched = touched
+        if ADDED:  # (an empty tuple's test: a row costs nothing until a fact is declared)
+            for c, v in zip(ADDED, added or [c.default for c in ADDED], strict=True):
+                setattr(self, c.name, v)
 
 
 class PoolEntry:
@@ -314,7 +320,11 @@ def candidate(r: Row, project: str = "") -> Candidate:
         parent=r.parent,
         path=r.path,
         language=r.language,
+        **{n: getattr(r, n) for n in _ADDED_NAMES},
     )
+
+
+_ADDED_NAMES = added_names()
 
 
 __all__ = [
