@@ -7,9 +7,11 @@ face.
 
 The package: weights.py holds every number (docs/scoring.md explains each),
 words.py a name's words (starts, skeleton, initials), matching.py the name
-matchers, features.py every named feature (the pool-level ones the search
-layer decides included), this module `score`, which sums them (everything
-public in those four is importable from here), and rank.py the ranking of a query's pool (`Ranker`, `RankContext`).
+matchers, features.py every named feature of a candidate (the pool-level ones
+the search layer decides included), boosts.py the context boosts (`Boosts` and
+its features), this module `score`, which sums them (everything public in
+those five is importable from here), and rank.py the ranking of a query's pool
+(`Ranker`, `RankContext`).
 
 Dynamic signals belong to the search layer, which owns the clock, the branch
 state, the anchor and the repositories searched: it passes them in one `Boosts`
@@ -22,31 +24,33 @@ from __future__ import annotations
 from rq_engine.core.query import Query
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
-from rq_engine.core.scoring.features import (
-    COLUMN_FEATURES,
+from rq_engine.core.scoring.boosts import (
     Boosts,
-    Candidate,
     boost_features,
     branch_feature,
+    dir_steps,
+    enclosing_feature,
+    proximity_feature,
+    recency_feature,
+    shared_scope,
+)
+from rq_engine.core.scoring.features import (
+    COLUMN_FEATURES,
+    Candidate,
     case_feature,
     compiled_copy_feature,
     constructor_feature,
     constructor_owner_feature,
-    dir_steps,
-    enclosing_feature,
     kind_feature,
     kind_word_feature,
     nesting_feature,
     path_features,
     path_query_features,
-    proximity_feature,
     qualifier_feature,
-    recency_feature,
     referenced_feature,
     scope_chain,
     scope_file_feature,
     scope_unmatched_feature,
-    shared_scope,
     via_package_feature,
     visibility_feature,
     wildcard_feature,
