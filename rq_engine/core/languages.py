@@ -81,6 +81,8 @@ SPECS: tuple[LanguageSpec, ...] = (
         ('.rs',),
         plugin='rq_engine.lang.rust:RustPlugin',
         scope_separator='::',
+        test_suffixes=('_test.rs', '_tests.rs'),
+        test_names=('tests.rs',),
     ),
     LanguageSpec(
         'typescript',

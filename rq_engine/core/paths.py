@@ -1,12 +1,13 @@
-"""What a file's path says about the code in it: test directories and TypeScript
-declaration files, one home for the symbol scorer (core/scoring), the pool's
-compiled-twin rule (search/rank) and the text ranker (text/bm25, text/rerank).
+"""What a file's path says about the code in it: whether it holds tests, and
+TypeScript declaration files. One home for the symbol scorer (core/scoring's
+`path_test`), the pool's compiled-twin rule (search/rank) and the text ranker
+(text/bm25's twins, text/rerank's test prior): a path is a test's for all of
+them or for none.
 
-The symbol scorer's test-file names live here too (is_test_file_name, built from
-each language's LanguageSpec); the text
-ranker keeps its own stem rules over TEST_DIRS (text/rerank: they still differ,
-see issue #10), but a directory or suffix named here means the same thing to
-all of them. Stdlib only, and no `re`: the scorer runs on the `rq -q` hot path.
+Test files are named as each language names them (its LanguageSpec), not by a
+language-blind shape: `test_case.rb` is ActiveSupport's TestCase, `test.go`
+the Go distribution's test runner, `ChangeCipherSpec.java` a TLS message.
+Stdlib only, and no `re`: the scorer runs on the `rq -q` hot path.
 """
 
 from __future__ import annotations
@@ -17,14 +18,20 @@ from rq_engine.core.languages import SPECS
 TEST_DIRS = frozenset({"test", "tests", "testing", "spec", "specs", "__tests__", "testdata"})
 #: TypeScript declaration files: generated from (or describing) code elsewhere
 TS_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+#: TypeScript sources, and the JavaScript that compiling them writes: the symbol
+#: pool takes `x.js` beside its own `x.d.ts` for a compiled copy (search/rank), the
+#: text ranker any JavaScript of a TypeScript source's stem (text/twins)
+TS_SOURCE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
 
-# The symbol scorer's test-file names: each language's LanguageSpec says its own
+# Test-file names: each language's LanguageSpec says its own
 # (core/languages.py), written out rather than as regular expressions (`re`, with
 # `enum`, costs `rq -q` ~3 ms to import). What they were, and what a test still
 # checks them against:
 #   lower-cased:  ^test_.*\.py$  _test\.(py|go|rb)$  _spec\.rb$  ^tests?\.py$
 #                 \.(test|spec)\.[cm]?[jt]sx?$
 #                 ^test_.*\.(c|cc|cpp|cxx)$  _(unit)?test\.(c|cc|cpp|cxx)$
+#                 _tests?\.rs$  ^tests\.rs$
 #   as written:   [a-z0-9]Tests?\.(java|php)$  (JUnit's and PHPUnit's `FooTest.java`,
 #                 `FooTests.php`: case decides, `Latest.java` is none)
 _TEST_SUFFIXES = tuple(suffix for spec in SPECS for suffix in spec.test_suffixes)
@@ -52,3 +59,13 @@ def is_test_file_name(base: str) -> bool:
             cut = len(name) - len(suffix)
             return cut > 0 and name[cut - 1] in _LOWER_OR_DIGIT
     return False
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a repository path ('/'-separated) holds tests: under a test directory
+    (`tests/`, `spec/`, `__tests__/`, `testdata/`) or named as its language names a
+    test file (is_test_file_name)."""
+    dirs, _, base = path.rpartition("/")
+    if is_test_file_name(base):
+        return True
+    return bool(dirs) and any(d.lower() in TEST_DIRS for d in dirs.split("/"))

@@ -21,6 +21,10 @@ SPEC = LanguageSpec(
     (".rs",),
     scope_separator="::",
     constructor_name=None,  # `X::new` is matched as a scoped query
+    # a module's tests out of line (`#[cfg(test)] mod tests;` reads src/x/tests.rs);
+    # `test.rs` is left out: rustc's is the #[test] macro, not a test
+    test_suffixes=("_test.rs", "_tests.rs"),
+    test_names=("tests.rs",),
 )
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only

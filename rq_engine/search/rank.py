@@ -8,7 +8,7 @@ PoolRanking. Imports the stdlib, rq_engine.core and rq_engine.search only.
 
 from __future__ import annotations
 
-from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
+from rq_engine.core.paths import JS_SUFFIXES, TS_DECLARATION_SUFFIXES
 from rq_engine.core.query import Query, split_scope
 from rq_engine.core.scoring import (
     Boosts,
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 EXACT_ROWS = 2000  # rows of names equal to the query (`__init__` has ~10k in CPython)
 PREFIX_NAMES = 300  # distinct names per prefix range
 PREFIX_ROWS = 1000  # rows of those names, shortest names first (~15 µs a row scored)
-_JS_EXTS = (".js", ".cjs", ".mjs")
 _MEMBERS = frozenset(("method", "field"))
 _NONE = (0, 0)
 
@@ -160,7 +159,7 @@ class PoolRanking:
         todo: dict[int, dict[str, list[str]]] = {}
         for e in entries:
             p = e.row.path
-            if p in self.context.compiled or not p.endswith(_JS_EXTS):
+            if p in self.context.compiled or not p.endswith(JS_SUFFIXES):
                 continue
             stem = p.rsplit(".", 1)[0]
             for ext in TS_DECLARATION_SUFFIXES:

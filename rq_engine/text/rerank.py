@@ -8,12 +8,11 @@ while the postings stay reusable. Every adjustment is a named `Feature` that
 
 from __future__ import annotations
 
-import functools
 import heapq
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from rq_engine.core.paths import TEST_DIRS
+from rq_engine.core.paths import is_test_path
 from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Node
@@ -57,31 +56,11 @@ for _kind, _words in lexical.KIND_TERMS.items():
     for _w in _words:
         KIND_WORDS[_w] = KIND_WORDS.get(_w, frozenset()) | {_kind}
 
-# File-name shapes of test code (its directories: core/paths.TEST_DIRS). A described
+# Test code (core/paths.is_test_path: the symbol scorer's rule). A described
 # definition is almost never a test's (the judged queries name tests as the
 # competition), so test code takes a prior unless the query itself speaks of tests.
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})
-_TEST_FILE = re.compile(
-    r"(^test_|_test$|_tests$|_spec$|\.test$|\.spec$|^test$|^tests$|Tests?$|Spec$)"
-)
 _SCOPE_SEP = re.compile(r"::|[.#/]")
-
-
-@functools.lru_cache(maxsize=8192)
-def is_test_path(path: str) -> bool:
-    segs = path.replace("\\", "/").split("/")
-    if any(s.casefold() in TEST_DIRS for s in segs[:-1]):
-        return True
-    stem = segs[-1]
-    dot = stem.find(".")
-    while dot > 0 and stem.count(".") > 0:
-        # strip every extension but keep `.test`/`.spec` markers: foo.test.ts -> foo.test
-        tail = stem.rsplit(".", 1)
-        if tail[1].casefold() in ("test", "spec"):
-            break
-        stem = tail[0]
-        dot = stem.find(".")
-    return bool(_TEST_FILE.search(stem))
 
 
 @value

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from rq_engine.core.paths import TS_DECLARATION_SUFFIXES
-
-_TS_SOURCE = (".ts", ".tsx", ".mts", ".cts")
-_JS = (".js", ".jsx", ".mjs", ".cjs")
+from rq_engine.core.paths import JS_SUFFIXES, TS_DECLARATION_SUFFIXES, TS_SOURCE_SUFFIXES
 
 
 @functools.lru_cache(maxsize=8192)
@@ -24,10 +21,10 @@ def twin_family(path: str) -> tuple[str, str, bool] | None:
     for ext in TS_DECLARATION_SUFFIXES:
         if low.endswith(ext):
             return ("ts", base[: -len(ext)], True)
-    for ext in _TS_SOURCE:
+    for ext in TS_SOURCE_SUFFIXES:
         if low.endswith(ext):
             return ("ts", base[: -len(ext)], False)
-    for ext in _JS:
+    for ext in JS_SUFFIXES:
         if low.endswith(ext):
             return ("ts", base[: -len(ext)], True)
     if low.endswith(".pyi"):

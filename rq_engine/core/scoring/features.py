@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rq_engine.core.columns import ADDED, added_names
-from rq_engine.core.paths import TEST_DIRS, TS_DECLARATION_SUFFIXES, is_test_file_name
+from rq_engine.core.paths import TS_DECLARATION_SUFFIXES, is_test_path
 from rq_engine.core.query import Query, fold, split_scope
 from rq_engine.core.record import Record
 from rq_engine.core.scoring.matching import (
@@ -184,7 +184,7 @@ def path_features(
         or ".bundle." in base
     ):
         out.append(("path_generated", WEIGHTS["path_generated"]))
-    elif any(d in TEST_DIRS for d in lower_dirs) or is_test_file_name(base):
+    elif is_test_path(path):
         out.append(("path_test", WEIGHTS["path_test"]))
     stem = fold(base.split(".", 1)[0])
     nf = fold(name)
