@@ -9,10 +9,10 @@ while the postings stay reusable. Every adjustment is a named `Feature` that
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from rq_engine.core.paths import is_test_path
+from rq_engine.core.query import split_scope
 from rq_engine.core.value import value
 from rq_engine.text import lexical
 from rq_engine.text.graph import Node
@@ -60,7 +60,6 @@ for _kind, _words in lexical.KIND_TERMS.items():
 # definition is almost never a test's (the judged queries name tests as the
 # competition), so test code takes a prior unless the query itself speaks of tests.
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})
-_SCOPE_SEP = re.compile(r"::|[.#/]")
 
 
 @value
@@ -127,7 +126,13 @@ def exact_mask(shape: QueryShape, qualified: str) -> tuple[int, str]:
     `popen communicate`, `send_mail` for `send mail`; not `_communicate`). Counts
     only when the run spells two or more units, or every non-kind unit: one
     common word equal to a name is no evidence the query means that node."""
-    comps = [normalize(c).casefold() for c in _SCOPE_SEP.split(qualified) if c]
+    # (the scope separators the scorer splits at, core/query.split_scope; and `/`)
+    comps = [
+        normalize(c).casefold()
+        for scope in split_scope(qualified)[0]
+        for c in scope.split("/")
+        if c
+    ]
     words = shape.q.words
     best, how = 0, ""
     for k in range(1, len(comps) + 1):

@@ -431,3 +431,21 @@ def test_a_cancelled_text_query_stops_and_the_next_one_answers(
     plain = query_live(shop.root, words, profile=ranker, limit=20)
     assert [r.id for r in again.ranking.results] == [r.id for r in plain.ranking.results]
     assert again.ranking.results and again.hits == plain.hits
+
+
+def test_a_php_namespace_is_spelled_scope_by_scope(make_repo: Callable[..., Repo], rq: RQ) -> None:
+    """The exact-spelling prior reads a qualified name's trailing scopes at the scope
+    separators the symbol scorer knows (core/query), PHP's `\\` among them:
+    `support collection` spells Illuminate\\Support\\Collection, which then ranks
+    above a class whose own name merely holds both words."""
+    repo = make_repo(
+        {
+            "src/Collection.php": "<?php\nnamespace Illuminate\\Support;\n\nclass Collection\n{\n}\n",
+            "src/View.php": "<?php\nnamespace App;\n\nclass SupportCollectionView {}\n",
+        }
+    )
+    run = rq("--explain", "--text", "support collection", cwd=repo.root)
+    assert run.code == 0, run.err
+    top = [line for line in run.out.splitlines() if not line.startswith(("#", " "))][0]
+    assert top.startswith("src/Collection.php:4"), run.out
+    assert "qualified name 'Illuminate\\\\Support\\\\Collection' spells" in run.out
