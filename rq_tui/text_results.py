@@ -46,9 +46,18 @@ class TextHit(Hit):
         self.children = children
 
     def _values(self) -> tuple[object, ...]:
-        # (Record compares the class's own __slots__ only: the Hit's fields count too)
         own = (self.ranked, self.chain, self.children)
         return (*(getattr(self, n) for n in Hit.__slots__), *own)
+
+    # (Hit's equality reads Hit's fields only: the ranker's parts count too)
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, TextHit)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     @property
     def chain_text(self) -> str:

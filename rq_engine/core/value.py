@@ -12,11 +12,10 @@ indexer, and pays for every import here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, TypeVar, dataclass_transform
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform, overload
 
     _T = TypeVar("_T")
 else:
@@ -41,10 +40,29 @@ def field(*, default_factory: Callable[[], _T]) -> _T:
     return _Field(default_factory)  # type: ignore[return-value]
 
 
+if TYPE_CHECKING:
+
+    @overload
+    def value(cls: type[_T], /) -> type[_T]: ...
+    @overload
+    def value(*, slots: bool = False) -> Callable[[type[_T]], type[_T]]: ...
+
+
 @dataclass_transform(field_specifiers=(field,))
-def value(cls: type[_T]) -> type[_T]:
+def value(cls: Any = None, /, *, slots: bool = False) -> Any:
     """Give `cls` an __init__ over its annotated fields (in order, class-level defaults
-    kept), equality and a repr. Instances are plain objects: treat frozen ones as such."""
+    kept), equality and a repr. Instances are plain objects: treat frozen ones as such.
+
+    `@value(slots=True)`: the class is rebuilt with `__slots__` of its fields (no
+    instance dict: smaller, and a misspelt attribute is an error), as dataclasses'
+    `slots=True` does; a result type a query makes many of is declared this way,
+    its fields written once (search/types.Hit)."""
+    if cls is None:
+        return lambda c: _value(c, slots)
+    return _value(cls, slots)
+
+
+def _value(cls: Any, slots: bool) -> Any:
     names = list(cls.__dict__.get("__annotations__", {}))
     env: dict[str, object] = {"_MISSING": _MISSING}
     params, body = [], []
@@ -78,11 +96,20 @@ def value(cls: type[_T]) -> type[_T]:
     def rep(self: object) -> str:
         return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields_)})"
 
-    for name, fn in (
-        ("__init__", init),
-        ("__eq__", eq),
-        ("__hash__", lambda self: hash(values(self))),
-        ("__repr__", rep),
-    ):
+    methods = {
+        "__init__": init,
+        "__eq__": eq,
+        "__hash__": lambda self: hash(values(self)),
+        "__repr__": rep,
+    }
+    if slots:
+        # class-level defaults moved into __init__ above; a slot may not shadow one
+        ns = {k: v for k, v in cls.__dict__.items() if k not in names and k != "__dict__"}
+        ns.pop("__weakref__", None)
+        ns.update(methods, __slots__=fields_)
+        if cls.__dict__.get("__hash__", 0) is None:  # declared unhashable: stays so
+            ns["__hash__"] = None
+        return type(cls)(cls.__name__, cls.__bases__, ns)
+    for name, fn in methods.items():
         setattr(cls, name, fn)
     return cls

@@ -11,27 +11,13 @@ from __future__ import annotations
 from rq_engine.core.cancel import Cancelled, CancelToken
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
+from rq_engine.core.value import value
 
 
-class Hit(Record):
-    """One ranked definition."""
-
-    __slots__ = (
-        "root",
-        "path",
-        "line",
-        "end_line",
-        "name",
-        "qualified",
-        "kind",
-        "language",
-        "repository",
-        "score",
-        "layer",
-        "positions",
-        "visibility",
-        "parent",
-    )
+@value(slots=True)
+class Hit:
+    """One ranked definition. Its fields are declared once, here (core/value builds the
+    __init__, slots, equality and repr from them)."""
 
     root: str  # absolute checkout root the path is relative to
     path: str  # repo-relative, '/'-separated
@@ -43,42 +29,10 @@ class Hit(Record):
     language: str
     repository: str  # logical identity (host/org/repo or local:/abs)
     score: Score
-    layer: str  # which pipeline layer produced it: exact|prefix|fuzzy|typo|path|live
-    positions: tuple[int, ...]  # indexes into `name` of the matched letters (highlighting)
-    visibility: str
-    parent: str | None
-
-    def __init__(
-        self,
-        root: str,
-        path: str,
-        line: int,
-        end_line: int | None,
-        name: str,
-        qualified: str,
-        kind: str,
-        language: str,
-        repository: str,
-        score: Score,
-        layer: str = "exact",
-        positions: tuple[int, ...] = (),
-        visibility: str = "unknown",
-        parent: str | None = None,
-    ) -> None:
-        self.root = root
-        self.path = path
-        self.line = line
-        self.end_line = end_line
-        self.name = name
-        self.qualified = qualified
-        self.kind = kind
-        self.language = language
-        self.repository = repository
-        self.score = score
-        self.layer = layer
-        self.positions = positions
-        self.visibility = visibility
-        self.parent = parent
+    layer: str = "exact"  # the pipeline layer that found it: exact|prefix|fuzzy|typo|path|live
+    positions: tuple[int, ...] = ()  # indexes into `name` of the matched letters (highlighting)
+    visibility: str = "unknown"
+    parent: str | None = None
 
     @property
     def abspath(self) -> str:
