@@ -7,9 +7,9 @@ keys.typo_candidates; two new letters away, names by their start or end:
 nearmiss.names_typo_far_*, when nearmiss.far_could_join) → scope retries → layer
 3 paths. The run owns the pool and every row fetch; the layers' helpers are plain
 functions of what they need. Each batch is the full ranked list known so far
-(ranking lives in search/rank.py). Cancellation: `search` never raises on
-cancel; it stops yielding (the consumer sees the generator end without a final
-batch).
+(ranking, and the hits it makes, live in search/rank.py). Cancellation: `search`
+never raises on cancel; it stops yielding (the consumer sees the generator end
+without a final batch).
 
 Imports the stdlib, rq_engine.core, rq_engine.search, the store's repository
 lookup, the plugin registry's pure-data helpers and index/gitstate's native ref
@@ -29,7 +29,6 @@ from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
     MAX_FUZZY_LEAF,
     NameMatch,
-    Scored,
     constructor_feature,
     match_exact_prefix,
     match_fuzzy,
@@ -38,7 +37,7 @@ from rq_engine.core.scoring import (
 )
 from rq_engine.core.scoring.rank import PoolEntry, Row
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
+from rq_engine.lang.registry import CLASS_NAME, constructor_names
 from rq_engine.search import branch
 from rq_engine.search import retrieval as rt
 from rq_engine.search.rank import (
@@ -92,7 +91,7 @@ class Searcher:
             ).fetchone()
             self.state = str(st[0]) if st else "warming"
         # The searched repositories by id: checkout root, identity, project name
-        # (what a ranked row needs to become a Hit; search/rank.py reads them too)
+        # (what a ranked row needs to become a Hit, which search/rank.py makes)
         self.roots: dict[int, str] = {}
         self.idents: dict[int, str] = {}
         if self.repo_id is not None:
@@ -154,25 +153,6 @@ class Searcher:
             yield from run.stages()
         except Cancelled:
             return
-
-    def hit(self, entry: PoolEntry, scored: Scored) -> Hit:
-        r = entry.row
-        return Hit(
-            root=self.roots.get(r.repository_id, ""),
-            path=r.path,
-            line=r.line,
-            end_line=r.end_line,
-            name=r.name,
-            qualified=qualify(r.language, r.parent, r.name, r.kind),
-            kind=r.kind,
-            language=r.language,
-            repository=self.idents.get(r.repository_id, ""),
-            score=scored.score,
-            layer=entry.layer,
-            positions=scored.match.positions,
-            visibility=r.visibility,
-            parent=r.parent,
-        )
 
 
 class _Run:
