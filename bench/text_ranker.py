@@ -81,7 +81,7 @@ def current_rss_mb() -> float:
 
 
 def child(graph_path: str, profile: str, queries_path: str, first: int, rounds: int) -> None:
-    from rq_engine.text.graph import load
+    from rq_engine.text.graphjson import load
     from rq_engine.text.query import TextQuery
     from rq_engine.text.service import build_ranker
 
@@ -130,7 +130,7 @@ def child(graph_path: str, profile: str, queries_path: str, first: int, rounds: 
 def real_workload(idents: list[str], work: Path) -> tuple[Path, Path, int]:
     from rq_engine.store import db
     from rq_engine.text import source
-    from rq_engine.text.graph import dump
+    from rq_engine.text.graphjson import dump
     from rq_engine.text.service import merge
 
     conn = db.connect(readonly=True)
@@ -176,7 +176,8 @@ def sampled_queries(g, n: int, seed: int) -> list[str]:  # type: ignore[no-untyp
 
 
 def synthetic_workload(n: int, work: Path) -> tuple[Path, Path, int]:
-    from rq_engine.text.graph import Edge, Graph, Node, dump, file_id, stable_id
+    from rq_engine.text.graph import Edge, Graph, Node, file_id, stable_id
+    from rq_engine.text.graphjson import dump
 
     rng = random.Random(20261130)
     syll = [

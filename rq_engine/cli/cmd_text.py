@@ -67,7 +67,7 @@ def run(ns: argparse.Namespace) -> int:
             raise UsageError("--export-graph writes one repository; drop --all-repos")
         real = _realization(ns, cwd)
         g = real.full
-        from rq_engine.text.graph import dump
+        from rq_engine.text.graphjson import dump
 
         dump(g, Path(ns.export_graph))
         say(f"wrote {ns.export_graph}: {len(g.nodes)} nodes, {len(g.edges)} edges")

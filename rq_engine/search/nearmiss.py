@@ -10,15 +10,16 @@ one range of the index and checked against the set in Python instead, and the
 letter-pair variants of that start (~5,000 of ~10,000) are not spelled at all:
 keys.is_letter_pair_variant checks the range's names (keys.typo_candidates `keep`).
 
-far_start/far_end reach two new letters, which typo_candidates leaves out.
-Imports the stdlib and rq_engine.search only.
+far_start/far_end reach two new letters, which typo_candidates leaves out;
+far_could_join says when that is worth reading, given the pool so far.
+Imports the stdlib, rq_engine.core and rq_engine.search only.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from rq_engine.core.scoring import TWO_EDITS_LEN
+from rq_engine.core.scoring import TWO_EDITS_LEN, WEIGHTS
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.search.keys import (
     MAX_TWO_EDIT_LEN,
@@ -27,7 +28,14 @@ from rq_engine.search.keys import (
     typo_candidates,
     typo_prefixes,
 )
+from rq_engine.search.rank import match_quality
 from rq_engine.search.retrieval import SCAN_WINDOW, after_letter, glob_escape
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from rq_engine.core.scoring.rank import PoolEntry
 
 _TOP = "\U0010ffff"
 #: a start shared by this many candidates is read as a range, not probed one by one
@@ -150,6 +158,30 @@ def names_typo_far_end(conn: sqlite3.Connection, repo: int, folded: str, limit: 
     ]
 
 
+def far_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
+    """Whether to look two edits away where typo_candidates cannot (two new
+    letters): only when no near miss was found, and a two-edit one could both
+    join (D14: the letters it keeps, the query's less two, are at least the
+    best in-order match's evidence) and match better than the best in-order
+    match (its ceiling: every kept letter, a name no longer than them)."""
+    n = len(folded)
+    kept = n - 2
+    ceiling = (
+        WEIGHTS["typo"]
+        + WEIGHTS["alignment"] * kept / n
+        + 2 * WEIGHTS["typo_edit"]
+        + WEIGHTS["coverage"]
+    )
+    for e in pool:
+        if e.match.kind == "typo":
+            return False
+        if e.match.kind in ("abbrev", "subseq") and (
+            e.match.evidence > kept or match_quality(e.match) >= ceiling
+        ):
+            return False
+    return True
+
+
 def _json_list(items: set[str] | frozenset[str], folded: str) -> str:
     """Variants of the query (its letters and a-z0-9) as a JSON array."""
     if folded.isprintable() and '"' not in folded and "\\" not in folded:
@@ -161,4 +193,4 @@ def _json_list(items: set[str] | frozenset[str], folded: str) -> str:
     return json.dumps(sorted(items))
 
 
-__all__ = ["names_typo", "names_typo_far_end", "names_typo_far_start"]
+__all__ = ["far_could_join", "names_typo", "names_typo_far_end", "names_typo_far_start"]

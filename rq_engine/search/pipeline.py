@@ -1,18 +1,20 @@
 """The staged search pipeline: a stream of ranked result batches, cancellable between stages.
 
 Layer 1 exact/prefix (name index) → confidence gate → layer 2 fuzzy (first-letter
-windows, initials, skeleton, substring FTS, package-prefixed names) and the
-near-miss typo retry (query-side candidates: keys.typo_candidates; two new
-letters away, names by their start or end: nearmiss.names_typo_far_*) → scope
-retries → layer 3 paths. Each batch is the full ranked list known so far
-(ranking lives in search/rank.py). Cancellation: `search` never raises on
-cancel; it stops yielding (the consumer sees the generator end without a final
-batch).
+windows, initials, skeleton and package-prefixed names: search/fuzzy.py;
+substring FTS) and the near-miss typo retry (query-side candidates:
+keys.typo_candidates; two new letters away, names by their start or end:
+nearmiss.names_typo_far_*, when nearmiss.far_could_join) → scope retries → layer
+3 paths. The run owns the pool and every row fetch; the layers' helpers are plain
+functions of what they need. Each batch is the full ranked list known so far
+(ranking, and the hits it makes, live in search/rank.py). Cancellation: `search`
+never raises on cancel; it stops yielding (the consumer sees the generator end
+without a final batch).
 
-Imports the stdlib, rq_engine.core, rq_engine.search, the plugin registry's
-pure-data helpers and index/gitstate's native ref readers (search/branch.py)
-only: no tree-sitter, textual, rich or mcp (an anchor file the index does not
-hold is parsed live, and only then is a parser loaded).
+Imports the stdlib, rq_engine.core, rq_engine.search, the store's repository
+lookup, the plugin registry's pure-data helpers and index/gitstate's native ref
+readers (search/branch.py) only: no tree-sitter, textual, rich or mcp (an anchor
+file the index does not hold is parsed live, and only then is a parser loaded).
 """
 
 from __future__ import annotations
@@ -26,20 +28,16 @@ from rq_engine.core.identity import git_dir
 from rq_engine.core.query import Query, parse
 from rq_engine.core.scoring import (
     MAX_FUZZY_LEAF,
-    WEIGHTS,
     NameMatch,
-    Scored,
     constructor_feature,
     match_exact_prefix,
     match_fuzzy,
     match_typo,
-    skeleton,
     typo_edits,
-    via_package_feature,
 )
 from rq_engine.core.scoring.rank import PoolEntry, Row
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.lang.registry import CLASS_NAME, constructor_names, qualify
+from rq_engine.lang.registry import CLASS_NAME, constructor_names
 from rq_engine.search import branch
 from rq_engine.search import retrieval as rt
 from rq_engine.search.rank import (
@@ -57,13 +55,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rq_engine.search.anchor import Anchor, AnchorScope
 
-# Caps on what one query decodes and scores in Python (~5 µs a row scored).
-FUZZY_NAMES = 400  # names from the first-letter scan
-SKELETON_NAMES = 200
-SUBSTRING_ROWS = 400
+# Caps on what one query decodes and scores in Python (~5 µs a row scored); the
+# fuzzy layer's names are search/fuzzy.py's.
 TYPO_NAMES = 300
-FUZZY_MATCH = 250  # of those, the shortest matched in Python
-FUZZY_KEEP = 80  # best-matching fuzzy names whose definitions are fetched
 ROWS_PER_FUZZY = 2000
 
 _CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize", "__construct"})
@@ -97,7 +91,7 @@ class Searcher:
             ).fetchone()
             self.state = str(st[0]) if st else "warming"
         # The searched repositories by id: checkout root, identity, project name
-        # (what a ranked row needs to become a Hit; search/rank.py reads them too)
+        # (what a ranked row needs to become a Hit, which search/rank.py makes)
         self.roots: dict[int, str] = {}
         self.idents: dict[int, str] = {}
         if self.repo_id is not None:
@@ -159,25 +153,6 @@ class Searcher:
             yield from run.stages()
         except Cancelled:
             return
-
-    def hit(self, entry: PoolEntry, scored: Scored) -> Hit:
-        r = entry.row
-        return Hit(
-            root=self.roots.get(r.repository_id, ""),
-            path=r.path,
-            line=r.line,
-            end_line=r.end_line,
-            name=r.name,
-            qualified=qualify(r.language, r.parent, r.name, r.kind),
-            kind=r.kind,
-            language=r.language,
-            repository=self.idents.get(r.repository_id, ""),
-            score=scored.score,
-            layer=entry.layer,
-            positions=scored.match.positions,
-            visibility=r.visibility,
-            parent=r.parent,
-        )
 
 
 class _Run:
@@ -366,37 +341,17 @@ class _Run:
 
     def _layer_fuzzy(self, literal: int) -> None:
         # (imported here: an exact hit, the common `rq -q`, never gets this far)
+        from rq_engine.search import fuzzy
         from rq_engine.search.substring import fts_substring
 
         q, conn = self.q, self.s.conn
         leaf, qf = q.leaf, q.leaf_fold
         if len(qf) < 2 or len(qf) > MAX_FUZZY_LEAF:
             return  # (longer: no name can match in order, so no candidate is read)
-        # Literal matches outrank every fuzzy one (bands), so with `literal` of the
-        # `limit` slots taken this layer competes only for the rest: match fewer
-        # names (still shortest first). A picker keystroke on `Mut` in Go's std
-        # matched ~456 names for its last 2 slots (~10 ms); now ~40.
-        room = max(self.limit - literal, 0)
-        match_cap = FUZZY_MATCH if not literal else max(40, min(FUZZY_MATCH, 8 * room))
-        sub_cap = SUBSTRING_ROWS if not literal else max(40, min(SUBSTRING_ROWS, 8 * room))
+        match_cap, sub_cap = fuzzy.caps(self.limit, literal)
         for rid in self.s.repo_ids:
             self._check()
-            cand = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
-            cand += rt.names_by_initials(conn, rid, qf, FUZZY_NAMES)
-            cand += rt.names_skeleton_prefix(conn, rid, skeleton(leaf), SKELETON_NAMES)
-            # Matching costs ~30 µs a name: match the shortest first (coverage favours
-            # them anyway) and at most FUZZY_MATCH of them.
-            uniq = sorted(dict.fromkeys(cand), key=lambda n: (len(n), n))[:match_cap]
-            scored: list[tuple[float, str, NameMatch]] = []
-            for n in uniq:
-                if n in self.seen_names:
-                    continue
-                m = match_fuzzy(leaf, n) or match_exact_prefix(leaf, n)
-                if m is not None:
-                    scored.append((match_quality(m), n, m))
-            scored.sort(key=lambda t: (-t[0], t[1]))
-            keep = scored[:FUZZY_KEEP]
-            by_name = {n: m for _, n, m in keep}
+            by_name = fuzzy.matched_names(conn, rid, q, self.seen_names, match_cap)
             self._fetch_names(rid, list(by_name), by_name.get, "fuzzy", ROWS_PER_FUZZY)
             self._check()
             for row in fts_substring(conn, rid, qf, sub_cap):
@@ -405,32 +360,8 @@ class _Run:
                 self._add(row, match_fuzzy(leaf, row.name), "fuzzy")
             self._check()
             if not literal:  # ranks below any literal match: only worth it without one
-                self._package_prefixed(rid)
-
-    def _package_prefixed(self, rid: int) -> None:
-        """`bufscanner` → bufio's Scanner, `jsondec` → json's Decoder: the head of the
-        query names the directory, the tail starts the name. Matched as one fuzzy
-        match over `dir/Name` so the usual alignment rules apply."""
-        q = self.q
-        qf = q.leaf_fold
-        if len(qf) < 6 or q.scope or not qf.isalnum():
-            return
-        for cut in range(3, len(qf) - 2):
-            head, tail = qf[:cut], qf[cut:]
-            for row in rt.package_split_rows(self.s.conn, rid, head, tail, 200):
-                if row.id in self.pool or row.parent:
-                    continue  # a package names its top-level definitions, not members
-                dirs = [d for d in row.path.split("/")[:-1] if d.lower().startswith(head)]
-                if not dirs:
-                    continue
-                qual = f"{dirs[-1]}/{row.name}"
-                m = match_fuzzy(q.leaf, qual)
-                off = len(dirs[-1]) + 1
-                if m is None or not m.positions or m.positions[0] != 0:
-                    continue
-                pos = tuple(p - off for p in m.positions if p >= off)
-                parts = (*m.parts, *via_package_feature())
-                self._add(row, NameMatch(m.kind, parts, pos, m.evidence), "fuzzy")
+                for row, m in fuzzy.package_prefixed(conn, rid, q, self.pool):
+                    self._add(row, m, "fuzzy")
 
     def _layer_typo(self) -> None:
         q = self.q
@@ -445,7 +376,7 @@ class _Run:
         # two new letters (typo_candidates stops at one): by the name's start, and
         # only when that found nothing, by its end
         for far in (nm.names_typo_far_start, nm.names_typo_far_end):
-            if not self._typo_far_could_join():
+            if not nm.far_could_join(q.leaf_fold, self.pool.values()):
                 break
             for rid in self.s.repo_ids:
                 self._check()
@@ -453,29 +384,6 @@ class _Run:
                 self._fetch_names(
                     rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY
                 )
-
-    def _typo_far_could_join(self) -> bool:
-        """Whether to look two edits away where typo_candidates cannot (two new
-        letters): only when no near miss was found, and a two-edit one could both
-        join (D14: the letters it keeps, the query's less two, are at least the
-        best in-order match's evidence) and match better than the best in-order
-        match (its ceiling: every kept letter, a name no longer than them)."""
-        n = len(self.q.leaf_fold)
-        kept = n - 2
-        ceiling = (
-            WEIGHTS["typo"]
-            + WEIGHTS["alignment"] * kept / n
-            + 2 * WEIGHTS["typo_edit"]
-            + WEIGHTS["coverage"]
-        )
-        for e in self.pool.values():
-            if e.match.kind == "typo":
-                return False
-            if e.match.kind in ("abbrev", "subseq") and (
-                e.match.evidence > kept or match_quality(e.match) >= ceiling
-            ):
-                return False
-        return True
 
 
 __all__ = ["Searcher", "project_name"]

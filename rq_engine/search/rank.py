@@ -3,7 +3,9 @@ twins, scope retries, a path query's files) and each row's boosts, around
 core/scoring/rank.py's Ranker.
 
 The pipeline's per-query run (search/pipeline.py) owns retrieval and holds a
-PoolRanking. Imports the stdlib, rq_engine.core and rq_engine.search only.
+PoolRanking, which makes the Hits of what it ranks. Imports the stdlib,
+rq_engine.core, rq_engine.search, the store's reference counts (store/refs.py)
+and the plugin registry's pure-data helpers only.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from rq_engine.core.query import Query, split_scope
 from rq_engine.core.scoring import (
     Boosts,
     NameMatch,
+    Scored,
     constructor_owner_feature,
     match_exact_prefix,
     path_query_features,
@@ -28,6 +31,7 @@ from rq_engine.core.scoring.rank import (
     fallback,
     rank_entries,
 )
+from rq_engine.lang.registry import qualify
 from rq_engine.search import retrieval as rt
 from rq_engine.search.types import Hit, Score
 from rq_engine.store import refs
@@ -260,7 +264,26 @@ class PoolRanking:
         return self._top(rank_entries(entries, q, self.context, qualifier))
 
     def _top(self, ranked: list[Ranked]) -> list[Hit]:
-        return [self.s.hit(e, sc) for sc, e in ranked[: self.limit]]
+        return [self._hit(e, sc) for sc, e in ranked[: self.limit]]
+
+    def _hit(self, entry: PoolEntry, scored: Scored) -> Hit:
+        r = entry.row
+        return Hit(
+            root=self.s.roots.get(r.repository_id, ""),
+            path=r.path,
+            line=r.line,
+            end_line=r.end_line,
+            name=r.name,
+            qualified=qualify(r.language, r.parent, r.name, r.kind),
+            kind=r.kind,
+            language=r.language,
+            repository=self.s.idents.get(r.repository_id, ""),
+            score=scored.score,
+            layer=entry.layer,
+            positions=scored.match.positions,
+            visibility=r.visibility,
+            parent=r.parent,
+        )
 
     def path_layer(self) -> list[Hit]:
         """A path query's answer: the files whose path matches, best first."""

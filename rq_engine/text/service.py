@@ -109,7 +109,7 @@ class TextAnswer:
 
 
 def open_graph_file(path: Path, cwd: Path) -> Realization:
-    from rq_engine.text.graph import load
+    from rq_engine.text.graphjson import load
 
     g = load(path)
     roots: dict[str, Path] = {}

@@ -146,7 +146,7 @@ def test_reordered_nodes_rank_identically() -> None:
     data = CORPUS.to_json()
     data["nodes"].reverse()
     data["edges"].reverse()
-    from rq_engine.text.graph import from_json
+    from rq_engine.text.graphjson import from_json
 
     other = from_json(data)
     for text in QUERIES:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from rq_engine.core.cancel import CancelToken
-from rq_engine.text.graph import Edge, Graph, Node, dump, file_id, stable_id
+from rq_engine.text.graph import Edge, Graph, Node, file_id, stable_id
+from rq_engine.text.graphjson import dump
 from tests.conftest import Repo, Run
 
 RQ = Callable[..., Run]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rq_engine.text import graph as G
+from rq_engine.text import graphjson as GJ
 from rq_engine.text.source import realize
 from tests.text.conftest import FileSpec, fill_index
 
@@ -140,16 +141,16 @@ def test_rename_changes_both_identities(tmp_path: Path) -> None:
 def test_export_is_canonical_and_round_trips(tmp_path: Path) -> None:
     g = build(tmp_path)
     out = tmp_path / "graph.json"
-    G.dump(g, out)
+    GJ.dump(g, out)
     first = out.read_bytes()
     data = json.loads(first)
     assert data["schema"] == "rq.graph/1"
     assert data["repository"] == REPO
     assert data["identity"] == {"graph": g.identity, "lexical": g.lexical_identity}
     assert [n["id"] for n in data["nodes"]] == sorted(n["id"] for n in data["nodes"])
-    back = G.load(out)
+    back = GJ.load(out)
     assert back.identity == g.identity and back.lexical_identity == g.lexical_identity
-    G.dump(back, out)
+    GJ.dump(back, out)
     assert out.read_bytes() == first
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
@@ -159,7 +160,7 @@ def test_reordered_nodes_and_edges_load_to_the_same_realization(tmp_path: Path) 
     data = g.to_json()
     data["nodes"].reverse()
     data["edges"] = data["edges"][1::2] + data["edges"][::2]
-    back = G.from_json(data)
+    back = GJ.from_json(data)
     assert back.identity == g.identity
     assert [n.id for n in back.nodes] == [n.id for n in g.nodes]
 
@@ -235,7 +236,7 @@ def _two_parents(d: dict) -> None:  # type: ignore[type-arg]
 def test_bad_graphs_are_errors(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
     p = _broken(tmp_path, mutate)
     with pytest.raises(G.GraphError) as e:
-        G.load(p)
+        GJ.load(p)
     assert message in e.value.message
     assert int(e.value.code) == 74
 
@@ -244,9 +245,9 @@ def test_not_json_is_an_error(tmp_path: Path) -> None:
     p = tmp_path / "g.json"
     p.write_text("{nope", encoding="utf-8")
     with pytest.raises(G.GraphError, match="not valid JSON"):
-        G.load(p)
+        GJ.load(p)
     with pytest.raises(G.GraphError):
-        G.load(tmp_path / "missing.json")
+        GJ.load(tmp_path / "missing.json")
 
 
 def test_id_components_are_escaped() -> None:
@@ -260,7 +261,7 @@ def test_export_respects_the_umask(tmp_path: Path) -> None:
     g = build(tmp_path)
     old = os.umask(0o022)
     try:
-        G.dump(g, tmp_path / "g.json")
+        GJ.dump(g, tmp_path / "g.json")
     finally:
         os.umask(old)
     assert (tmp_path / "g.json").stat().st_mode & 0o777 == 0o644

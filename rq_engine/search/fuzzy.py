@@ -1,0 +1,112 @@
+"""Layer 2's fuzzy candidates: the names a query may abbreviate, and how each matches.
+
+Plain functions the pipeline's run (search/pipeline.py) asks what to fetch: the
+caps on what one query reads and matches, the names read by first letter, word
+initials and consonant skeleton (retrieval.py's reads) and matched in Python,
+and the package-prefixed names (`bufscanner` → bufio's Scanner). The run keeps
+its pool, the substring read and every row fetch (a scoped query's rules are
+its). Loaded only when a query gets past the confidence gate: an exact hit, the
+common `rq -q`, never does. Imports the stdlib, rq_engine.core and
+rq_engine.search only.
+"""
+
+from __future__ import annotations
+
+from rq_engine.core.query import Query
+from rq_engine.core.scoring import (
+    NameMatch,
+    match_exact_prefix,
+    match_fuzzy,
+    skeleton,
+    via_package_feature,
+)
+from rq_engine.core.scoring.rank import Row
+from rq_engine.core.sqlite import sqlite3
+from rq_engine.search import retrieval as rt
+from rq_engine.search.rank import match_quality
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Container
+
+# Caps on what one query decodes and scores in Python (~5 µs a row scored).
+FUZZY_NAMES = 400  # names from the first-letter scan
+SKELETON_NAMES = 200
+SUBSTRING_ROWS = 400
+FUZZY_MATCH = 250  # of those, the shortest matched in Python
+FUZZY_KEEP = 80  # best-matching fuzzy names whose definitions are fetched
+
+
+def caps(limit: int, literal: int) -> tuple[int, int]:
+    """(names to match, substring rows to read) when exact and prefix matches
+    already fill `literal` of the `limit` slots."""
+    # Literal matches outrank every fuzzy one (bands), so with `literal` of the
+    # `limit` slots taken this layer competes only for the rest: match fewer
+    # names (still shortest first). A picker keystroke on `Mut` in Go's std
+    # matched ~456 names for its last 2 slots (~10 ms); now ~40.
+    room = max(limit - literal, 0)
+    match_cap = FUZZY_MATCH if not literal else max(40, min(FUZZY_MATCH, 8 * room))
+    sub_cap = SUBSTRING_ROWS if not literal else max(40, min(SUBSTRING_ROWS, 8 * room))
+    return match_cap, sub_cap
+
+
+def matched_names(
+    conn: sqlite3.Connection,
+    rid: int,
+    q: Query,
+    seen: Container[str],
+    match_cap: int,
+) -> dict[str, NameMatch]:
+    """The FUZZY_KEEP best-matching names of one repository the query may abbreviate,
+    best first, each with its match; names in `seen` (already fetched) left out."""
+    leaf, qf = q.leaf, q.leaf_fold
+    cand = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
+    cand += rt.names_by_initials(conn, rid, qf, FUZZY_NAMES)
+    cand += rt.names_skeleton_prefix(conn, rid, skeleton(leaf), SKELETON_NAMES)
+    # Matching costs ~30 µs a name: match the shortest first (coverage favours
+    # them anyway) and at most match_cap (FUZZY_MATCH at most) of them.
+    uniq = sorted(dict.fromkeys(cand), key=lambda n: (len(n), n))[:match_cap]
+    scored: list[tuple[float, str, NameMatch]] = []
+    for n in uniq:
+        if n in seen:
+            continue
+        m = match_fuzzy(leaf, n) or match_exact_prefix(leaf, n)
+        if m is not None:
+            scored.append((match_quality(m), n, m))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    keep = scored[:FUZZY_KEEP]
+    return {n: m for _, n, m in keep}
+
+
+def package_prefixed(
+    conn: sqlite3.Connection, rid: int, q: Query, pool: Container[int]
+) -> list[tuple[Row, NameMatch]]:
+    """`bufscanner` → bufio's Scanner, `jsondec` → json's Decoder: the head of the
+    query names the directory, the tail starts the name. Matched as one fuzzy
+    match over `dir/Name` so the usual alignment rules apply. Rows in `pool` are
+    left out; a row two cuts of the query find comes once, with the first one's
+    match (the pool would keep that one too)."""
+    qf = q.leaf_fold
+    if len(qf) < 6 or q.scope or not qf.isalnum():
+        return []
+    found: dict[int, tuple[Row, NameMatch]] = {}
+    for cut in range(3, len(qf) - 2):
+        head, tail = qf[:cut], qf[cut:]
+        for row in rt.package_split_rows(conn, rid, head, tail, 200):
+            if row.id in pool or row.id in found or row.parent:
+                continue  # a package names its top-level definitions, not members
+            dirs = [d for d in row.path.split("/")[:-1] if d.lower().startswith(head)]
+            if not dirs:
+                continue
+            qual = f"{dirs[-1]}/{row.name}"
+            m = match_fuzzy(q.leaf, qual)
+            off = len(dirs[-1]) + 1
+            if m is None or not m.positions or m.positions[0] != 0:
+                continue
+            pos = tuple(p - off for p in m.positions if p >= off)
+            parts = (*m.parts, *via_package_feature())
+            found[row.id] = (row, NameMatch(m.kind, parts, pos, m.evidence))
+    return list(found.values())
+
+
+__all__ = ["caps", "matched_names", "package_prefixed"]
