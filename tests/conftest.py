@@ -131,6 +131,15 @@ def rq() -> Callable[..., Run]:
     return run
 
 
+def rq_running_first(tmp_path: Path, code: str) -> dict[str, str]:
+    """The environment of an rq process that runs `code` before anything else (a
+    `sitecustomize` on PYTHONPATH): how a test stands in for a newer rq."""
+    d = tmp_path / "rq-site"
+    d.mkdir(exist_ok=True)
+    (d / "sitecustomize.py").write_text(code)
+    return {"PYTHONPATH": os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])}
+
+
 def read_pty(master: int) -> str:
     """Everything written to a pseudo-terminal until its last writer closes it (Linux
     reports that as EIO, not end of file)."""

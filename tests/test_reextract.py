@@ -17,7 +17,7 @@ import pytest
 
 from rq_engine.store import migrations, schema
 from rq_engine.store.db import connect
-from tests.conftest import Repo, Run
+from tests.conftest import Repo, Run, rq_running_first
 
 STEP = "m999_test_python_reextract"
 STEPS = [*migrations.STEPS, (STEP, migrations.reextract("python"))]
@@ -40,10 +40,7 @@ migrations.STEPS.append(({STEP!r}, migrations.reextract("python")))
 @pytest.fixture
 def upgraded(tmp_path: Path) -> dict[str, str]:
     """The environment of an rq process that knows STEP."""
-    d = tmp_path / "upgraded-rq"
-    d.mkdir()
-    (d / "sitecustomize.py").write_text(KNOWS_STEP)
-    return {"PYTHONPATH": os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])}
+    return rq_running_first(tmp_path, KNOWS_STEP)
 
 
 @pytest.fixture

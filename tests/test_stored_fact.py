@@ -13,7 +13,6 @@ plugin, the parse workers, the writer, the migration and the search's read.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -23,7 +22,7 @@ import pytest
 
 from rq_engine.store.db import connect
 from rq_engine.store.paths import index_db_path
-from tests.conftest import Repo, Run
+from tests.conftest import Repo, Run, rq_running_first
 
 STEP = "m900_test_deprecated"
 
@@ -73,10 +72,7 @@ FILES = {
 @pytest.fixture
 def with_feature(tmp_path: Path) -> dict[str, str]:
     """The environment of an rq process that has the feature."""
-    d = tmp_path / "rq-with-feature"
-    d.mkdir()
-    (d / "sitecustomize.py").write_text(WITH_FEATURE)
-    return {"PYTHONPATH": os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])}
+    return rq_running_first(tmp_path, WITH_FEATURE)
 
 
 def _first(run: Run) -> str:

@@ -8,6 +8,7 @@ are all scope separators.
 from __future__ import annotations
 
 from rq_engine.core.errors import UsageError
+from rq_engine.core.langspec import CLASS_NAME
 from rq_engine.core.languages import SPECS
 from rq_engine.core.record import Record
 
@@ -33,6 +34,13 @@ _ONE_CHAR_SEPARATORS = "".join(s for s in SCOPE_SEPARATORS if len(s) == 1)
 # extension a plugin reads (each language's LanguageSpec) and a few common others.
 PATH_EXTENSIONS = frozenset(ext for spec in SPECS for ext in spec.extensions) | frozenset(
     ".kt .swift .scm .md .toml .json .yaml .yml".split()
+)
+# What a scoped query's leaf says to mean its scope's constructor (`Foo.new`,
+# `Foo::__init__`, `Foo.initialize`): `new`, and every constructor a language names
+# (Java's and C++'s are named after the class: `Foo.new` reaches them).
+CONSTRUCTOR_WORDS = frozenset(
+    {"new"}
+    | {s.constructor_name.lower() for s in SPECS if s.constructor_name not in (None, CLASS_NAME)}
 )
 
 
@@ -211,3 +219,8 @@ def parse(text: str) -> Query:
     leaf, leaf_sep = pieces[-1]
     scope = tuple(p for p, _ in pieces[:-1])
     return Query(raw=raw, leaf=leaf, scope=scope, dotted=leaf_sep == "." or "." in raw)
+
+
+def asks_constructor(q: Query) -> bool:
+    """`Foo.new` and its kin: a scoped query for the scope's constructor."""
+    return bool(q.scope) and q.leaf.lower() in CONSTRUCTOR_WORDS

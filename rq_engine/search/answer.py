@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import time
 
-from rq_engine.core.query import Query
+from rq_engine.core.query import Query, asks_constructor
 from rq_engine.core.record import Record
 from rq_engine.search.types import Hit
 
 # Query leaves that name a constructor (`Foo.new`): their tier is the class's files.
-_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize", "__construct"})
 _LITERAL = frozenset({"exact", "prefix", "path"})
 
 
@@ -106,7 +105,7 @@ def tier_leaf(q: Query) -> str:
     """What a file must hold for a literal answer to `q` to live in it."""
     if q.looks_like_path:
         return q.raw
-    if q.scope and q.leaf.lower() in _CTOR_ALIASES:
+    if asks_constructor(q):
         return q.scope[-1]  # `Foo.new`: Foo's own file, whatever its constructor is called
     return q.leaf
 

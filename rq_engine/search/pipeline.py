@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 
 from rq_engine.core.defaults import SYMBOL_LIMIT
 from rq_engine.core.identity import git_dir
-from rq_engine.core.query import Query, parse
+from rq_engine.core.query import Query, asks_constructor, parse
 from rq_engine.core.scoring import (
     MAX_FUZZY_LEAF,
     NameMatch,
@@ -59,8 +59,6 @@ if TYPE_CHECKING:
 # fuzzy layer's names are search/fuzzy.py's.
 TYPO_NAMES = 300
 ROWS_PER_FUZZY = 2000
-
-_CTOR_ALIASES = frozenset({"new", "__init__", "constructor", "initialize", "__construct"})
 
 
 class Searcher:
@@ -170,10 +168,11 @@ class _Run:
             s.branch_probe() if q.leaf and not q.looks_like_path and s.repo_id is not None else None
         )
         self.pool: dict[int, PoolEntry] = {}
-        self.seen_names: set[str] = set()
+        # names already fetched, per repository (`--all-repos` reads each one's own)
+        self.seen_names: dict[int, set[str]] = {}
         self.scope_files: set[int] = set()  # files declaring the scope's last name
         self.path_files: set[int] = set()  # files whose path names it
-        self.ctor = bool(q.scope) and q.leaf.lower() in _CTOR_ALIASES
+        self.ctor = asks_constructor(q)
         self.unrestricted = False  # scoped fetches read only rows the scope could answer
         self.ranking = PoolRanking(
             s,
@@ -319,12 +318,13 @@ class _Run:
         layer: str,
         cap: int,
     ) -> None:
-        fresh = [n for n in names if n not in self.seen_names]
+        seen = self.seen_names.setdefault(rid, set())
+        fresh = [n for n in names if n not in seen]
         if not fresh:
             return
         matches: dict[str, NameMatch] = {}
         for n in fresh:
-            self.seen_names.add(n)
+            seen.add(n)
             m = matcher(n)
             if m is not None:
                 matches[n] = m
@@ -351,7 +351,7 @@ class _Run:
         match_cap, sub_cap = fuzzy.caps(self.limit, literal)
         for rid in self.s.repo_ids:
             self._check()
-            by_name = fuzzy.matched_names(conn, rid, q, self.seen_names, match_cap)
+            by_name = fuzzy.matched_names(conn, rid, q, self.seen_names.get(rid, ()), match_cap)
             self._fetch_names(rid, list(by_name), by_name.get, "fuzzy", ROWS_PER_FUZZY)
             self._check()
             for row in fts_substring(conn, rid, qf, sub_cap):
