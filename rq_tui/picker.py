@@ -2,10 +2,7 @@
 
 Every keystroke starts a search in one exclusive thread worker and cancels the
 previous one through its CancelToken (kept in `tokens`, oldest first, so tests
-can assert on it). Batches come back as messages; a batch older than the
-newest one of the current search is dropped unrendered, and a stale search's
-batches are dropped entirely. "no matches" appears only when a search has
-finished empty and nothing newer arrived within NO_MATCH_DELAY. Text mode
+can assert on it); its batches are drawn by rq_tui.picker_stream. Text mode
 (alt-t) sends the same keystrokes to the text query service: rq_tui.picker_text.
 An empty query lists the recent picks and the active files' definitions:
 rq_tui.picker_empty.
@@ -15,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
 from pathlib import Path
 
 from textual import on, work
@@ -28,7 +24,7 @@ from textual.widgets import Input, Static
 
 from rq_engine.core.errors import RqError
 from rq_engine.core.query import MAX_QUERY_CHARS
-from rq_engine.search.types import Batch, CancelToken, Hit
+from rq_engine.search.types import CancelToken, Hit
 from rq_tui import keys
 from rq_tui.explain import ExplainPane
 from rq_tui.history import QueryHistory, RecentPicks
@@ -36,29 +32,24 @@ from rq_tui.keys import Keymap
 from rq_tui.picker_empty import EmptyQuery
 from rq_tui.picker_keys import KeyActions
 from rq_tui.picker_messages import BatchArrived, Described, SearchFailed
+from rq_tui.picker_stream import Streaming
 from rq_tui.picker_text import TextMode
 from rq_tui.picker_warm import REWARM_EVERY, Warming
 from rq_tui.results import ResultList
 from rq_tui.session import SearchSession
 from rq_tui.widgets import QueryInput, StatusLine
 
-# Long enough to cover the gap between a finished empty search and the next
-# keystroke's first batch when typing (~100-150 ms between keys), short
-# enough that a real miss is reported at once.
-NO_MATCH_DELAY = 0.15
 # Below this width the explain pane goes under the list instead of beside it.
 NARROW_WIDTH = 100
 # Below this height (and narrow) the explain pane is hidden (alt-p shows it).
 SHORT_HEIGHT = 20
-# An intermediate batch is drawn if no later one arrives within this (s): one frame.
-STREAM_FRAME = 0.016
 # After the first search starts, when the syntax highlighter is loaded (s).
 PREWARM_AFTER = 0.3
 HINT = "type a name, a fragment, a typo, Foo::Bar#baz"
 TEXT_HINT = "type words: what it is or does (refund order total)"
 
 
-class PickerScreen(EmptyQuery, TextMode, Warming, KeyActions, Screen[None]):
+class PickerScreen(Streaming, EmptyQuery, TextMode, Warming, KeyActions, Screen[None]):
     """No BINDINGS: every key goes through QueryInput, in order (rq_tui.keys)."""
 
     # (#list-heading: the empty query's heading; hidden in a short popup, where every
@@ -247,107 +238,6 @@ class PickerScreen(EmptyQuery, TextMode, Warming, KeyActions, Screen[None]):
             self._text_search(query, token, self.generation, self.all_repos)
         else:
             self._search(query, token, self.generation, self.all_repos)
-
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, query: str, token: CancelToken, generation: int, all_repos: bool) -> None:
-        seq = 0
-
-        def deliver(batch: Batch) -> None:
-            nonlocal seq
-            seq += 1
-            self.newest_seq[generation] = seq
-            self.post_message(BatchArrived(generation, seq, query, batch))
-
-        try:
-            self.session.run(
-                query, all_repos=all_repos, limit=self.limit, cancel=token, on_batch=deliver
-            )
-        except RqError as e:
-            self.post_message(SearchFailed(generation, e.message))
-        except Exception as e:  # a bug in a layer must not take the picker down
-            self.post_message(SearchFailed(generation, f"search failed: {type(e).__name__}: {e}"))
-
-    @on(BatchArrived)
-    def _batch_arrived(self, msg: BatchArrived) -> None:
-        if msg.generation != self.generation:
-            return  # a cancelled search's late batch
-        if msg.seq < self.newest_seq.get(msg.generation, 0):
-            return  # superseded before we got to draw it
-        if not msg.batch.final:
-            # Hold an intermediate batch for one frame: if the next layer lands
-            # within it (the usual case on an indexed repo), one frame is drawn
-            # instead of two, and the search thread is not slowed by rendering.
-            self._held = msg
-            if self._held_timer is None:
-                self._held_timer = self.set_timer(STREAM_FRAME, self._draw_held)
-            return
-        self._drop_held()
-        self._draw(msg)
-
-    def _draw_held(self) -> None:
-        msg, self._held, self._held_timer = self._held, None, None
-        if msg is not None and msg.generation == self.generation:
-            self._draw(msg)
-
-    def _drop_held(self) -> None:
-        if self._held_timer is not None:
-            self._held_timer.stop()
-        self._held = self._held_timer = None
-
-    def _draw(self, msg: BatchArrived) -> None:
-        batch = msg.batch
-        self.rendered.append((msg.generation, batch.layer, len(batch.hits), batch.final))
-        self.state = batch.state or self.state
-        self.note = "; ".join(batch.notes)
-        results = self.query_one("#results", ResultList)
-        if batch.hits:
-            self._cancel_no_match()
-            keep = (
-                self.shown_generation == msg.generation or msg.generation in self._again
-            ) and results.highlighted not in (None, 0)
-            self.shown_generation = msg.generation
-            results.show_hits(batch.hits, self.cwd, self.all_repos, keep=keep)
-            self.count = len(batch.hits)
-            self._highlight_changed()  # now, so the side pane lands in the same frame
-        elif batch.final:
-            self.count = 0
-            self._miss_later(msg.generation, self._show_no_matches)
-        if batch.final:
-            # Keystroke to results drawn into the widgets; the paint that follows
-            # (~3 ms) is left out so the status line lands in the same frame.
-            self.latency_ms = (time.perf_counter() - self.query_started) * 1000
-            self.engine_ms = batch.elapsed_ms
-            self.newest_seq.pop(msg.generation, None)
-            self.call_after_refresh(self._stamp, msg.generation, msg.query)
-        self._refresh_status()
-        if batch.final:
-            self.answer_settled(msg.query)
-
-    def _stamp(self, generation: int, query: str) -> None:
-        if generation == self.generation:
-            self.final_rendered_at = time.perf_counter()
-            self.final_query = query
-
-    def _miss_later(self, generation: int, show: Callable[[int], None]) -> None:
-        """`show(generation)` after NO_MATCH_DELAY, unless a newer answer came first."""
-        self._cancel_no_match()
-        self._no_match_timer = self.set_timer(NO_MATCH_DELAY, lambda: show(generation))
-
-    def _show_no_matches(self, generation: int) -> None:
-        if generation != self.generation:
-            return
-        text = {
-            "warming": "no matches yet: the index is still warming",
-            "never": "no matches: this directory is not indexed (rq --index)",
-        }.get(self.state, "no matches")
-        if self.progress.startswith("live scan"):
-            text = "no matches in the scanned files"
-        self.query_one("#results", ResultList).show_placeholder(text)
-
-    def _cancel_no_match(self) -> None:
-        if self._no_match_timer is not None:
-            self._no_match_timer.stop()
-            self._no_match_timer = None
 
     @on(SearchFailed)
     def _search_failed(self, msg: SearchFailed) -> None:
