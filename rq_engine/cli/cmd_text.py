@@ -119,7 +119,9 @@ def _after(ns: argparse.Namespace, a: TextAnswer, code: int, handoff: Checkout |
     from rq_engine.store import usage
     from rq_engine.store.db import connect
 
-    outcome = {int(ExitCode.OK): "hit", int(ExitCode.MISS): "miss"}.get(code, "warming")
+    # nothing readable is a miss against a ready index, for the counters (as rq -q's)
+    counted = {int(ExitCode.OK): "hit", int(ExitCode.MISS): "miss", int(ExitCode.UNREAD): "miss"}
+    outcome = counted.get(code, "warming")
     conn = connect()
     try:
         usage.record(
@@ -197,7 +199,12 @@ def _render(ns: argparse.Namespace, miss: Miss, cwd: Path) -> int:
         "no_answer": ranking.no_answer,
         "cache": _cache_json(a),
     }
-    o = Output(head, records, lines, stream=("ranker", "truncated"))
+    tail: dict[str, object] = {}
+    if miss.not_read:  # on a miss: files no plugin reads, so never "absent" there (as rq -q)
+        tail["not_read"] = dict(miss.not_read)
+    if miss.outcome == "unread":
+        tail["nothing_readable"] = True
+    o = Output(head, records, lines, tail=tail, stream=("ranker", "truncated"))
     printer_for(json=ns.json, ndjson=ns.ndjson).write(sys.stdout, o)
     if not (ns.json or ns.ndjson) and ranking.truncated:
         say(
@@ -207,11 +214,17 @@ def _render(ns: argparse.Namespace, miss: Miss, cwd: Path) -> int:
     sys.stdout.flush()
     if a.hits:
         return int(ExitCode.OK)
+    if miss.outcome == "unread":  # rq -q's words and code: no match, and nothing to match
+        say(f"no match for {ns.text!r}: {miss.note}")
+        return int(ExitCode.UNREAD)
     if miss.outcome == "warming":  # the work tree moved and is not caught up: not yet
         say(f"no answer for {ns.text!r} yet: {miss.note}")
         return int(ExitCode.WARMING)
     warming = a.realization.warming
-    if ranking.no_answer:
+    if miss.note:  # the files here no plugin reads: absent only from those rq reads
+        why = "; ".join(w for w in (ranking.no_answer, miss.note) if w)
+        say(f"no good answer for {ns.text!r} in the files rq reads: {why}")
+    elif ranking.no_answer:
         say(f"no good answer for {ns.text!r}: {ranking.no_answer}")
     if warming:
         say(f"the index of {', '.join(warming)} is still warming; run rq --index to finish it")

@@ -75,8 +75,9 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         note = f"the index of {', '.join(real.warming)} is still warming: nothing yet"
     elif miss.outcome == "warming":
         outcome, note = "not_yet", miss.note
-    else:
-        outcome, note = "miss", ranking.no_answer or ""
+    else:  # (nothing here rq reads, or files it does not read beside a miss: the note says)
+        outcome = "miss"
+        note = "; ".join(w for w in (ranking.no_answer, miss.note) if w)
     reply: Reply = Output(
         {"query": words, "ranker": ranking.profile, "coverage": coverage, "outcome": outcome},
         results,

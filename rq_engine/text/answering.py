@@ -4,7 +4,8 @@
 steps, so neither face imports the other for them: bring the repository's index
 up to date under the same freshness rules as a symbol query, re-ask once when a
 result's file moved since it was indexed, make a miss a promise (ask git what
-moved, catch up, ask again), and render a result as the JSON both print. Imports rq_engine.core, store and index only.
+moved, catch up, ask again; name what rq does not read), and render a result as
+the JSON both print. Imports rq_engine.core, store and index only.
 """
 
 from __future__ import annotations
@@ -123,14 +124,16 @@ def _catch_up(conn: sqlite3.Connection, co: Checkout, rid: int, wait: Wait) -> _
 
 @value
 class Miss:
-    """What a text answer with no result means (confirm_miss). `outcome`: miss (absent:
-    exit 1) | warming (the work tree moved and is not caught up yet: exit 2) | "" (not
-    one complete repository of the index: the answer's own state says). `note`: why,
-    for a warming one; `handoff`: the checkout to leave to the warmer."""
+    """What a text answer with no result means (confirm_miss). `outcome`: miss (absent
+    from the files rq reads: exit 1) | unread (nothing here rq reads: exit 3) | warming
+    (the work tree moved and is not caught up yet: exit 2) | "" (not one complete
+    repository of the index: the answer's own state says). `note` and `not_read` as
+    store/readable.py's; `handoff`: the checkout to leave to the warmer."""
 
     answer: TextAnswer
     outcome: str = ""
     note: str = ""
+    not_read: tuple[tuple[str, int], ...] = ()
     handoff: Checkout | None = None
 
 
@@ -147,14 +150,15 @@ def confirm_miss(
     too, where a hit trusts the verdict but an unstaged new file, rename or added
     definition changes no stamp (D16) — what moved is reindexed within the wait policy
     and the query asked again (by `ask`). When nothing moved but another rq wrote the
-    repository after `a` was ranked (its text_seq), it is asked again too. Forks git:
-    on a miss only."""
+    repository after `a` was ranked (its text_seq), it is asked again too. Then the
+    files rq does not read are named (store/readable.py). Forks git: on a miss only."""
     real = a.realization
     if a.hits or real.source != "index" or real.warming or real.graph.repository == "*":
         return Miss(a)
     from rq_engine.core.identity import Checkout, current_branch, git_dir
     from rq_engine.core.wait import Wait
     from rq_engine.store.db import connect
+    from rq_engine.store.readable import miss_verdict
     from rq_engine.store.repos import locate
     from rq_engine.text.service import text_seq
 
@@ -181,7 +185,8 @@ def confirm_miss(
                 else "changed and is still being indexed"
             )
             return Miss(a, "warming", f"{root} {why}", handoff=co)
-        return Miss(a, "miss", handoff=handoff)
+        v = miss_verdict(conn, rid)
+        return Miss(a, v.outcome, v.note, v.not_read, handoff)
     finally:
         conn.close()
 
