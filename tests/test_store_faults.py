@@ -212,6 +212,25 @@ def test_status_and_check_report_damage_no_query_reads(indexed: Store) -> None:
     assert r.code == 74 and r.out.strip() and r.err.count("\n") == 1, r
 
 
+def test_status_and_check_json_carry_the_damage(indexed: Store) -> None:
+    """With --json, the facts the table and the report show, as data: the problems the
+    checks found, exit 74 and one `rq:` line as without it."""
+    import json
+
+    assert run(indexed, ("-q", "Widget7")).code == 0  # (the usage row, on its own page)
+    damage_page(indexed.db, page_of(indexed.db, "usage_daily"))
+    r = run(indexed, ("--status", "--json"))
+    assert r.code == 74 and r.err.count("\n") == 1 and "quick check" in r.err, r
+    doc = json.loads(r.out)
+    assert doc["problems"] and [x["coverage"] for x in doc["results"]] == ["complete"]
+    plain = run(indexed, ("--check",))
+    r = run(indexed, ("--check", "--json"))
+    assert (r.code, r.err) == (74, plain.err) and plain.code == 74, r
+    doc = json.loads(r.out)
+    assert doc["ok"] is False and doc["index"] == str(indexed.db)
+    assert [x["problem"] for x in doc["results"]] == plain.out.splitlines()
+
+
 def test_a_store_from_a_newer_rq_is_refused_naming_both_versions(indexed: Store) -> None:
     conn = sqlite3.connect(indexed.db)
     conn.execute("INSERT INTO schema_migrations(name, applied_at) VALUES ('m999_from_later', 0)")

@@ -3,8 +3,10 @@
 Runs SQLite's `integrity_check`, the foreign-key check, FTS5's own integrity
 check (when the store is writable: it is an INSERT that writes nothing) and the
 derived-table agreement of index/check.py. The problems go to stdout, one a line
-(the report is the data); stderr has one `rq:` line. Migrates nothing and
-repairs nothing: `rq --index` repairs what a dead writer left. Stdlib + rq_engine.
+(the report is the data; with --json one object, `{"index", "ok", "results":
+[{"problem"}]}`, through the printer seam as `rq -q` prints); stderr has one
+`rq:` line. Migrates nothing and repairs nothing: `rq --index` repairs what a
+dead writer left. Stdlib + rq_engine.
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ if TYPE_CHECKING:
 def run(ns: argparse.Namespace) -> int:
     import sqlite3
 
+    from rq_engine.core.printers import Output, printer_for
     from rq_engine.index import check
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_file
 
     if ns.query:
         raise UsageError(f"--check takes no query (got {ns.query!r})")
+    printer = printer_for(json=ns.json, ndjson=ns.ndjson)
     db = index_db_file()
     if not os.path.exists(db):
-        print(f"no index at {db}: nothing to check")
+        note = f"no index at {db}: nothing to check"
+        printer.write(sys.stdout, Output({"index": db, "ok": True}, [], [note]))
         return int(ExitCode.OK)
     conn = connect(db, migrate=False)  # read-only when the store cannot be written
     try:
@@ -41,10 +46,11 @@ def run(ns: argparse.Namespace) -> int:
         problems = [str(e)]
     finally:
         conn.close()
-    if not problems:
-        print(f"{db}: ok")
-        return int(ExitCode.OK)
-    sys.stdout.write("".join(f"{p}\n" for p in problems))
+    lines = problems or [f"{db}: ok"]
+    records: list[dict[str, object]] = [{"problem": p} for p in problems]
+    printer.write(sys.stdout, Output({"index": db, "ok": not problems}, records, lines))
     sys.stdout.flush()
+    if not problems:
+        return int(ExitCode.OK)
     n = len(problems)
     raise RqError(f"the index {db} failed its check: {n} problem{'s' if n > 1 else ''}")

@@ -12,16 +12,19 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError, UsageError
+
+if TYPE_CHECKING:
+    from rq_engine.store.status import RepoRow
 
 
 def run(ns: argparse.Namespace) -> int:
     try:
         if ns.status:
-            return _status(sys.stdout)
+            return _status(sys.stdout, json=ns.json, ndjson=ns.ndjson)
         if ns.drop is not None:
             return _drop(ns.drop)
         return _index(ns.index if ns.index is not None else ".", ns.path or [])
@@ -241,14 +244,22 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _status(out: TextIO) -> int:
+def _status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
+    """The table, or with --json one object with the same facts (--ndjson: a repository a
+    line), through the printer seam as `rq -q` prints: `index`, its `bytes`, `results`
+    (a repository each) and the `problems` the checks found."""
+    from rq_engine.core.printers import Output, printer_for
     from rq_engine.store import status
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_path
 
+    printer = printer_for(json=json, ndjson=ndjson)
     db = index_db_path()
     if not db.exists():
-        out.write(f"no repositories indexed (no index at {db})\n")
+        note = f"no repositories indexed (no index at {db})"
+        printer.write(
+            out, Output({"index": str(db), "bytes": 0}, [], [note], tail={"problems": []})
+        )
         return int(ExitCode.OK)
     from rq_engine.index import check
     from rq_engine.lang import unread
@@ -296,13 +307,17 @@ def _status(out: TextIO) -> int:
             if not_read:
                 lines.append(f"  {not_read}")
     n_co = sum(len(r.checkouts) for r in repos)
+    size = status.database_bytes(db)
     lines.append("")
     lines.append(
         f"{len(repos)} repositories, {n_co} checkouts, {sum(r.files for r in repos)} files, "
-        f"{sum(r.symbols for r in repos)} symbols; index {db} "
-        f"{_size(status.database_bytes(db))} (with WAL)"
+        f"{sum(r.symbols for r in repos)} symbols; index {db} {_size(size)} (with WAL)"
     )
-    out.write("\n".join(lines) + "\n")
+    records = [_repo_json(r, "damaged" if r.id in found.damaged else r.status) for r in repos]
+    problems = [*broken, *found.problems]
+    printer.write(
+        out, Output({"index": str(db), "bytes": size}, records, lines, tail={"problems": problems})
+    )
     out.flush()
     for p in found.problems:
         say(f"{p}")
@@ -313,3 +328,23 @@ def _status(out: TextIO) -> int:
             ExitCode.IOERR,
         )
     return int(ExitCode.OK)
+
+
+def _repo_json(r: RepoRow, coverage: str) -> dict[str, object]:
+    """A repository of `rq --status --json`: the table's row, its checkouts and the files
+    not read, with exact values (times as Unix seconds, null when never)."""
+    from rq_engine.lang import unread
+
+    return {
+        "repository": r.identity,
+        "coverage": coverage,
+        "files": r.files,
+        "symbols": r.symbols,
+        "skipped": r.files_skipped or 0,
+        "failed": r.files_failed or 0,
+        "updated_at": r.updated_at,
+        "checkouts": [
+            {"root": c.root, "branch": c.branch, "indexed_at": c.indexed_at} for c in r.checkouts
+        ],
+        "not_read": unread.decode(r.files_unread),
+    }

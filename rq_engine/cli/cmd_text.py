@@ -16,7 +16,14 @@ from rq_engine.core.errors import ExitCode, RqError, UsageError
 from rq_engine.core.escape import visible
 from rq_engine.core.query import MAX_QUERY_CHARS
 from rq_engine.text import lexical
-from rq_engine.text.answering import bring_up, display_path, result_json, revalidate
+from rq_engine.text.answering import (
+    Miss,
+    bring_up,
+    confirm_miss,
+    display_path,
+    result_json,
+    revalidate,
+)
 from rq_engine.text.graph import Graph, Node
 from rq_engine.text.service import (
     Realization,
@@ -84,9 +91,10 @@ def run(ns: argparse.Namespace) -> int:
         n = len(ns.text.strip())
         raise UsageError(f"--text is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}")
     handoff = None
+    human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
+    wait_ms = getattr(ns, "wait_ms", None)
     if not ns.graph and not getattr(ns, "all_repos", False):
-        human = sys.stdout.isatty() and not (ns.json or ns.ndjson)
-        handoff = bring_up(cwd, human=human, wait_ms=getattr(ns, "wait_ms", None), say=say)
+        handoff = bring_up(cwd, human=human, wait_ms=wait_ms, say=say)
     limit = ns.limit if ns.limit is not None else TEXT_LIMIT
     try:
         answer = _ask(ns, cwd, limit)
@@ -95,8 +103,11 @@ def run(ns: argparse.Namespace) -> int:
             _start_warmer(handoff)  # not indexed yet (--no-wait): warming goes on after us
         raise
     answer = revalidate(answer, lambda: _ask(ns, cwd, limit))
-    code = _render(ns, answer, cwd)
-    _after(ns, answer, code, handoff)
+    # no answer: absent, or not indexed yet? (git is asked on a miss only; a hit forks nothing)
+    miss = confirm_miss(cwd, answer, lambda: _ask(ns, cwd, limit), human=human, wait_ms=wait_ms)
+    answer = miss.answer
+    code = _render(ns, miss, cwd)
+    _after(ns, answer, code, handoff or miss.handoff)
     return code
 
 
@@ -108,7 +119,9 @@ def _after(ns: argparse.Namespace, a: TextAnswer, code: int, handoff: Checkout |
     from rq_engine.store import usage
     from rq_engine.store.db import connect
 
-    outcome = {int(ExitCode.OK): "hit", int(ExitCode.MISS): "miss"}.get(code, "warming")
+    # nothing readable is a miss against a ready index, for the counters (as rq -q's)
+    counted = {int(ExitCode.OK): "hit", int(ExitCode.MISS): "miss", int(ExitCode.UNREAD): "miss"}
+    outcome = counted.get(code, "warming")
     conn = connect()
     try:
         usage.record(
@@ -150,9 +163,10 @@ def _chain_text(chain: list[Node]) -> str:
     return " > ".join(n.name for n in chain)
 
 
-def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
+def _render(ns: argparse.Namespace, miss: Miss, cwd: Path) -> int:
     from rq_engine.core.printers import Output, printer_for
 
+    a = miss.answer
     ranking = a.ranking
     shown = ranking.results[: len(a.hits)]
     records: list[dict[str, object]] = []
@@ -185,7 +199,12 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
         "no_answer": ranking.no_answer,
         "cache": _cache_json(a),
     }
-    o = Output(head, records, lines, stream=("ranker", "truncated"))
+    tail: dict[str, object] = {}
+    if miss.not_read:  # on a miss: files no plugin reads, so never "absent" there (as rq -q)
+        tail["not_read"] = dict(miss.not_read)
+    if miss.outcome == "unread":
+        tail["nothing_readable"] = True
+    o = Output(head, records, lines, tail=tail, stream=("ranker", "truncated"))
     printer_for(json=ns.json, ndjson=ns.ndjson).write(sys.stdout, o)
     if not (ns.json or ns.ndjson) and ranking.truncated:
         say(
@@ -195,8 +214,17 @@ def _render(ns: argparse.Namespace, a: TextAnswer, cwd: Path) -> int:
     sys.stdout.flush()
     if a.hits:
         return int(ExitCode.OK)
+    if miss.outcome == "unread":  # rq -q's words and code: no match, and nothing to match
+        say(f"no match for {ns.text!r}: {miss.note}")
+        return int(ExitCode.UNREAD)
+    if miss.outcome == "warming":  # the work tree moved and is not caught up: not yet
+        say(f"no answer for {ns.text!r} yet: {miss.note}")
+        return int(ExitCode.WARMING)
     warming = a.realization.warming
-    if ranking.no_answer:
+    if miss.note:  # the files here no plugin reads: absent only from those rq reads
+        why = "; ".join(w for w in (ranking.no_answer, miss.note) if w)
+        say(f"no good answer for {ns.text!r} in the files rq reads: {why}")
+    elif ranking.no_answer:
         say(f"no good answer for {ns.text!r}: {ranking.no_answer}")
     if warming:
         say(f"the index of {', '.join(warming)} is still warming; run rq --index to finish it")

@@ -6,7 +6,8 @@ within the wait policy; what moved since the last verdict is reindexed), ask
 the text query service (bm25-v1 through the persisted cache, like the CLI;
 full-scan-v1 and `all_repos` realize the graph and rank with the session's
 TextService, which keeps its rankers), revalidate the files behind the
-results, render each result as the CLI does.
+results, confirm a miss (what moved is caught up first), render each result as
+the CLI does.
 
 Runs in the engine process; never imports mcp.
 """
@@ -22,7 +23,7 @@ from rq_engine.core.printers import Output
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import RANKERS, TEXT_DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
-from rq_engine.text.answering import bring_up, result_json, revalidate
+from rq_engine.text.answering import bring_up, confirm_miss, result_json, revalidate
 from rq_engine.text.service import BM25, TextAnswer, open_live, query_live
 
 TYPE_CHECKING = False
@@ -57,6 +58,9 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
             raise
         return _not_yet(words, ranker, e.message), _warm(sess, handoff)
     answer = revalidate(answer, lambda: _ask(sess, cwd, words, ranker, limit))
+    # a miss is a promise, as `rq --text`'s: git is asked what moved, and it is caught up
+    miss = confirm_miss(cwd, answer, lambda: _ask(sess, cwd, words, ranker, limit), human=False)
+    answer, handoff = miss.answer, handoff or miss.handoff
     real = answer.realization
     ranking = answer.ranking
     results = [
@@ -69,8 +73,11 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     elif real.warming:
         outcome = "not_yet"
         note = f"the index of {', '.join(real.warming)} is still warming: nothing yet"
-    else:
-        outcome, note = "miss", ranking.no_answer or ""
+    elif miss.outcome == "warming":
+        outcome, note = "not_yet", miss.note
+    else:  # (nothing here rq reads, or files it does not read beside a miss: the note says)
+        outcome = "miss"
+        note = "; ".join(w for w in (ranking.no_answer, miss.note) if w)
     reply: Reply = Output(
         {"query": words, "ranker": ranking.profile, "coverage": coverage, "outcome": outcome},
         results,

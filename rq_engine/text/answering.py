@@ -3,8 +3,9 @@
 `rq --text` (cli/cmd_text.py) and MCP's search_text (mcp/text.py) both run these
 steps, so neither face imports the other for them: bring the repository's index
 up to date under the same freshness rules as a symbol query, re-ask once when a
-result's file moved since it was indexed, and render a result as the JSON both
-print. Imports rq_engine.core, store and index only.
+result's file moved since it was indexed, make a miss a promise (ask git what
+moved, catch up, ask again; name what rq does not read), and render a result as
+the JSON both print. Imports rq_engine.core, store and index only.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from rq_engine.core.value import value
 from rq_engine.text.graph import Node
 from rq_engine.text.service import Realization, TextAnswer
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from rq_engine.core.identity import Checkout
+    from rq_engine.core.wait import Wait
     from rq_engine.text.query import Ranked
 
 
@@ -68,34 +71,124 @@ def bring_up(
             state = warm.until_complete(conn, co, budget_ms=wait.budget_ms)
         elif state == "complete" and not wait.none and not fresh.fresh(conn, co.root, co.git_dir):
             # the ranking reads every definition: what moved since the index was settled
-            # is reindexed first (a symbol query asks only on a miss; a text query has none)
-            rid = _repo_id(conn, co.identity)
-            moved = fresh.check(conn, co.root, co.git_dir, rid)
-            if moved.moved:
-                from rq_engine.index import warm
-
-                stats = warm.catch_up(conn, co, moved, budget_ms=wait.budget_ms)
-                if stats.timed_out or not (stats.complete or not moved.walk):
-                    return co
-            dirs = moved.dirs
-            if moved.moved and stats.dirs is not None:
-                dirs = stats.dirs
-            fresh.settle(
-                conn,
-                co.root,
-                co.git_dir,
-                rid,
-                moved.stamp,
-                moved.held,
-                reindexed=moved.moved,
-                dirs=dirs,
-            )
-            return None
+            # is reindexed first (outside the recheck window; inside it, a miss asks:
+            # confirm_miss)
+            caught = _catch_up(conn, co, _repo_id(conn, co.identity), wait)
+            return None if caught.settled else co
         if state != "complete" or not fresh.fresh(conn, co.root, co.git_dir):
             return co
     finally:
         conn.close()
     return None
+
+
+@value
+class _Caught:
+    moved: bool  # git named something that moved since the index was settled
+    finished: bool  # what moved was reindexed: no deadline, Ctrl-C or --no-wait cut it
+    settled: bool  # and the index is true to the work tree again (its verdict recorded)
+
+
+def _catch_up(conn: sqlite3.Connection, co: Checkout, rid: int, wait: Wait) -> _Caught:
+    """Ask git what moved in `co` since its index was settled (fresh.check), reindex it
+    within `wait` (warm.catch_up; nothing with --no-wait) and, once the index is true
+    again, record the verdict (fresh.settle): the steps and rules of `rq -q`'s miss
+    (search/blocking.py's caught_up), without its symbol-search early stop."""
+    from rq_engine.index import fresh
+
+    moved = fresh.check(conn, co.root, co.git_dir, rid)
+    dirs = moved.dirs
+    if moved.moved:
+        if wait.none:
+            return _Caught(True, False, False)
+        from rq_engine.index import warm
+
+        stats = warm.catch_up(conn, co, moved, budget_ms=wait.budget_ms)
+        finished = not stats.timed_out and not stats.cancelled
+        if not (finished and (stats.complete or not moved.walk)):
+            return _Caught(True, finished, False)
+        if stats.dirs is not None:
+            dirs = stats.dirs
+    fresh.settle(
+        conn,
+        co.root,
+        co.git_dir,
+        rid,
+        moved.stamp,
+        moved.held,
+        reindexed=moved.moved,
+        dirs=dirs,
+    )
+    return _Caught(moved.moved, True, True)
+
+
+@value
+class Miss:
+    """What a text answer with no result means (confirm_miss). `outcome`: miss (absent
+    from the files rq reads: exit 1) | unread (nothing here rq reads: exit 3) | warming
+    (the work tree moved and is not caught up yet: exit 2) | "" (not one complete
+    repository of the index: the answer's own state says). `note` and `not_read` as
+    store/readable.py's; `handoff`: the checkout to leave to the warmer."""
+
+    answer: TextAnswer
+    outcome: str = ""
+    note: str = ""
+    not_read: tuple[tuple[str, int], ...] = ()
+    handoff: Checkout | None = None
+
+
+def confirm_miss(
+    cwd: Path,
+    a: TextAnswer,
+    ask: Callable[[], TextAnswer],
+    *,
+    human: bool,
+    wait_ms: int | None = None,
+) -> Miss:
+    """Make a miss on a complete index the promise `rq -q`'s is: absent, not "not indexed
+    yet". Git is asked what moved since the index was settled — inside the recheck window
+    too, where a hit trusts the verdict but an unstaged new file, rename or added
+    definition changes no stamp (D16) — what moved is reindexed within the wait policy
+    and the query asked again (by `ask`). When nothing moved but another rq wrote the
+    repository after `a` was ranked (its text_seq), it is asked again too. Then the
+    files rq does not read are named (store/readable.py). Forks git: on a miss only."""
+    real = a.realization
+    if a.hits or real.source != "index" or real.warming or real.graph.repository == "*":
+        return Miss(a)
+    from rq_engine.core.identity import Checkout, current_branch, git_dir
+    from rq_engine.core.wait import Wait
+    from rq_engine.store.db import connect
+    from rq_engine.store.readable import miss_verdict
+    from rq_engine.store.repos import locate
+    from rq_engine.text.service import text_seq
+
+    wait = Wait.for_face(wait_ms, human)
+    conn = connect()
+    try:
+        root, rid, identity = locate(conn, cwd)
+        if rid is None or identity != real.graph.repository:
+            return Miss(a)
+        if _coverage(conn, identity) != "complete":
+            return Miss(a)
+        gd = git_dir(root)
+        co = Checkout(Path(root), identity, current_branch(gd), Path(gd) if gd else None)
+        caught = _catch_up(conn, co, rid, wait)
+        if caught.moved or text_seq(conn, identity) != real.seq:
+            a = revalidate(ask(), ask)
+        handoff = None if caught.settled else co
+        if a.hits:
+            return Miss(a, handoff=handoff)
+        if not caught.finished:
+            why = (
+                "changed since it was indexed"
+                if wait.none
+                else "changed and is still being indexed"
+            )
+            return Miss(a, "warming", f"{root} {why}", handoff=co)
+        v = miss_verdict(conn, rid)
+        return Miss(a, v.outcome, v.note, v.not_read, handoff)
+    finally:
+        conn.close()
 
 
 def _repo_id(conn: sqlite3.Connection, identity: str) -> int:
@@ -199,4 +292,4 @@ def result_json(
     return out
 
 
-__all__ = ["bring_up", "display_path", "result_json", "revalidate"]
+__all__ = ["Miss", "bring_up", "confirm_miss", "display_path", "result_json", "revalidate"]

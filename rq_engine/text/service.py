@@ -87,6 +87,9 @@ class Realization:
     roots: dict[str, Path]
     warming: tuple[str, ...] = ()  # repositories whose index is not complete yet
     source: str = "index"  # "index" or the graph.json path
+    # One repository's `text_seq` read before it was ranked (None: not known): a later
+    # one means the index changed since, so a miss made from this is out of date.
+    seq: int | None = None
 
     @property
     def full(self) -> Graph:
@@ -131,12 +134,22 @@ def open_live(cwd: Path, all_repos: bool = False) -> Realization:
         repos = source.all_repositories(conn) if all_repos else [source.repository_of(conn, cwd)]
         if not repos:
             raise RqError("the index holds no repository (run rq --index)", ExitCode.IOERR)
+        seq = None if all_repos else text_seq(conn, repos[0])
         graphs = [source.realize(conn, r) for r in repos]
         roots, warming = _whereabouts(conn, repos)
     finally:
         conn.close()
     g = graphs[0] if len(graphs) == 1 else merge(graphs)
-    return Realization(g, roots, warming, "index")
+    return Realization(g, roots, warming, "index", seq)
+
+
+def text_seq(conn: sqlite3.Connection, identity: str) -> int | None:
+    """The repository's `text_seq`: the index writes a new one in the same transaction as
+    every change to its symbols (store/writes.py), so an equal one names the same rows."""
+    row = conn.execute(
+        "SELECT text_seq FROM repositories WHERE identity = ?", (identity,)
+    ).fetchone()
+    return int(row[0]) if row is not None else None
 
 
 def _whereabouts(
@@ -203,6 +216,7 @@ def query_live(
     conn = db.connect(readonly=True)
     try:
         identity = source.repository_of(conn, cwd)
+        seq = text_seq(conn, identity)  # (before the answer is made: it is that new or newer)
         roots, warming = _whereabouts(conn, [identity])
         t0 = time.perf_counter()
         served = manager.serve(conn, identity)
@@ -234,7 +248,7 @@ def query_live(
         manager.build_detached(identity)
     if served.gen is None:
         assert served.graph is not None
-        real = Realization(served.graph, roots, warming, "index")
+        real = Realization(served.graph, roots, warming, "index", seq)
         answer = TextService(keep=0).query(real, text, prof, limit, explain, cancel=cancel)
         answer.cache = state
         return answer
@@ -242,7 +256,8 @@ def query_live(
     for _, chain in hits:
         for n in chain:
             view.by_id[n.id] = n  # type: ignore[index]
-    return TextAnswer(ranking, Realization(view, roots, warming, "index"), limit, hits, state)
+    real = Realization(view, roots, warming, "index", seq)
+    return TextAnswer(ranking, real, limit, hits, state)
 
 
 def merge(graphs: list[Graph]) -> Graph:

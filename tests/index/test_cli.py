@@ -101,6 +101,44 @@ def test_status_without_an_index(rq: Callable[..., Run]) -> None:
     assert r.code == 0 and r.err == "" and r.out.startswith("no repositories indexed")
 
 
+def test_status_and_check_honour_json(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], isolated_home: Path
+) -> None:
+    """--json is the table's facts as one object (--ndjson: a repository a line), never the
+    table; --check's report likewise."""
+    import json
+
+    db = str(isolated_home / "data" / "index.db")
+    r = rq("--status", "--json")
+    assert (r.code, r.err) == (0, "")
+    assert json.loads(r.out) == {"index": db, "bytes": 0, "results": [], "problems": []}
+    repo = make_repo({"a.py": A, "b.py": B, "game.lua": "x = 1\n"}, remote="git@github.com:O/P.git")
+    assert rq("--index", str(repo.root)).code == 0
+    r = rq("--status", "--json")
+    assert (r.code, r.err) == (0, "")
+    doc = json.loads(r.out)
+    assert doc["index"] == db and doc["bytes"] > 0 and doc["problems"] == []
+    (row,) = doc["results"]
+    assert {k: v for k, v in row.items() if k not in ("updated_at", "checkouts")} == {
+        "repository": "github.com/O/P",
+        "coverage": "complete",
+        "files": 2,
+        "symbols": 3,
+        "skipped": 0,
+        "failed": 0,
+        "not_read": {"Lua": 1},
+    }
+    assert isinstance(row["updated_at"], int)
+    (co,) = row["checkouts"]
+    assert (co["root"], co["branch"], type(co["indexed_at"])) == (str(repo.root), "main", int)
+    r = rq("--status", "--ndjson")
+    assert r.code == 0 and [json.loads(line) for line in r.out.splitlines()] == [row]
+
+    r = rq("--check", "--json")
+    assert (r.code, r.err) == (0, "")
+    assert json.loads(r.out) == {"index": db, "ok": True, "results": []}
+
+
 def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None:
     import pty
     import subprocess

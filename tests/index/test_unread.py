@@ -142,3 +142,43 @@ def test_languages_are_known_by_extension_only() -> None:
     assert unread.decode("garbage,:,Kotlin:x") == {}
     assert unread.summary({"Swift": 3, "Kotlin": 12}) == "12 Kotlin, 3 Swift files not read"
     assert unread.summary({"Lua": 1}) == "1 Lua file not read"
+
+
+# --- rq --text keeps the same promise -------------------------------------------------
+
+
+def test_a_text_query_where_nothing_is_readable_says_so_and_exits_3(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo({"game.lua": "function lua_fn()\n  return 1\nend\n"})
+    assert rq("--index", str(repo.root)).code == 0
+    r = rq("--text", "lua fn", cwd=repo.root)
+    assert (r.code, r.out) == (3, "")
+    assert r.err.splitlines() == [
+        "rq: no match for 'lua fn': nothing here rq reads "
+        "(1 Lua file not read: rq has no plugin for them)"
+    ]
+    # --json carries the facts `rq -q --json` carries
+    doc = json.loads(rq("--text", "lua fn", "--json", cwd=repo.root).out)
+    want = json.loads(rq("-q", "lua_fn", "--json", cwd=repo.root).out)
+    assert doc["results"] == [] and doc["nothing_readable"] is True
+    assert doc["not_read"] == want["not_read"] == {"Lua": 1}
+
+
+def test_a_text_miss_beside_unread_files_names_them_and_stays_exit_1(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo({**KOTLIN_AND_SWIFT, "tool.py": "def tool():\n    pass\n"})
+    assert rq("--index", str(repo.root)).code == 0
+    r = rq("--text", "zebra nowhere", cwd=repo.root)
+    assert (r.code, r.out) == (1, "")
+    assert r.err.splitlines() == [
+        "rq: no good answer for 'zebra nowhere' in the files rq reads: no node accounts for"
+        " 75% of the query (best covers 0%); 3 Kotlin, 1 Swift files not read"
+    ]
+    doc = json.loads(rq("--text", "zebra nowhere", "--json", cwd=repo.root).out)
+    assert doc["not_read"] == {"Kotlin": 3, "Swift": 1} and "nothing_readable" not in doc
+    # a hit is unchanged: no note, no field
+    r = rq("--text", "tool", cwd=repo.root)
+    assert r.code == 0 and r.err == "" and r.out.startswith("tool.py:1")
+    assert "not_read" not in json.loads(rq("--text", "tool", "--json", cwd=repo.root).out)

@@ -188,6 +188,27 @@ def test_an_edit_between_calls_is_found_by_the_next_call(
     assert shown["source"].startswith("    def refresh(self):")
 
 
+def test_search_text_finds_a_file_added_inside_the_recheck_window(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """A verdict trusted for an hour (the window): an unstaged new file moves no git
+    stamp, so only the miss asking git finds it, as `rq --text` does."""
+    window = {"RQ_WARM_RECHECK_MS": "3600000"}
+    repo = make_repo(SRC)
+    assert rq("--index", str(repo.root), env=window).code == 0
+
+    async def body(s: ClientSession) -> list[dict[str, Any]]:
+        out = [await ok(s, "search_text", {"words": "widget factory"})]
+        repo.write("app/ledger.py", "def post_ledger_entry():\n    pass\n")
+        out.append(await ok(s, "search_text", {"words": "post ledger entry"}))
+        return out
+
+    before, after = serve(repo.root, body, env=window)
+    assert before["outcome"] == "hit"
+    assert after["outcome"] == "hit", after
+    assert after["results"][0]["path"] == "app/ledger.py"
+
+
 def test_a_miss_while_warming_says_not_yet_then_the_next_call_finds_it(
     make_repo: Callable[..., Repo],
 ) -> None:
