@@ -3,8 +3,9 @@
 A command builds an `Output` — the answer's own facts (`head`, and `tail` for
 the facts that follow the results), one JSON object per result, and the plain
 lines a person reads — and hands it to the printer its flags chose
-(`printer_for`). `rq -q` and `rq --text` print through it; the MCP face replies
-with `Output.document()`, the object `--json` prints. A new format is one more
+(`printer_for`). `rq -q`, `rq --text`, `rq --status` and `rq --check` print
+through it; the MCP face replies with `Output.document()`, the object `--json`
+prints. A new format is one more
 printer here, not an elif in every command (ripgrep's printer crate is the model).
 
 Stdlib only, and `json` is imported by the printers that write it: the plain
