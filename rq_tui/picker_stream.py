@@ -3,8 +3,8 @@
 A mixin of PickerScreen (rq_tui.picker), which owns the query and the
 generations. Batches come back as messages; a batch older than the newest one
 of the current search is dropped unrendered, and a stale search's batches are
-dropped entirely. An intermediate batch waits a frame for the next (one frame
-drawn instead of two). "no matches" appears only when a search has finished
+dropped entirely. An intermediate batch waits a frame for the next, and
+until STREAM_HOLD after the key (one frame drawn instead of two). "no matches" appears only when a search has finished
 empty and nothing newer arrived within NO_MATCH_DELAY.
 """
 
@@ -37,6 +37,12 @@ else:
 NO_MATCH_DELAY = 0.15
 # An intermediate batch is drawn if no later one arrives within this (s): one frame.
 STREAM_FRAME = 0.016
+# ... and not before this long after the key (s). A search that ends by then draws
+# one frame, its answer: drawing an early layer's batch costs the UI thread a full
+# frame (~8-10 ms on Linux's index) while the search still needs the interpreter,
+# which is what made the slow keystrokes slow (docs/benchmarks.md). A slower search
+# still shows its early rows, 45 ms after the key: before a wait is noticed.
+STREAM_HOLD = 0.045
 
 
 class Streaming(_Base):
@@ -92,12 +98,16 @@ class Streaming(_Base):
         if msg.seq < self.newest_seq.get(msg.generation, 0):
             return  # superseded before we got to draw it
         if not msg.batch.final:
-            # Hold an intermediate batch for one frame: if the next layer lands
-            # within it (the usual case on an indexed repo), one frame is drawn
-            # instead of two, and the search thread is not slowed by rendering.
+            # Hold an intermediate batch for a frame, and until STREAM_HOLD after
+            # the key: if the next layer lands within it (the usual case on an
+            # indexed repo), one frame is drawn instead of two, and the search
+            # thread is not slowed by rendering.
             self._held = msg
             if self._held_timer is None:
-                self._held_timer = self.set_timer(STREAM_FRAME, self._draw_held)
+                waited = time.perf_counter() - self.query_started
+                self._held_timer = self.set_timer(
+                    max(STREAM_FRAME, STREAM_HOLD - waited), self._draw_held
+                )
             return
         self._drop_held()
         self._draw(msg)
