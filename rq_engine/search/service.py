@@ -184,35 +184,14 @@ class QueryService:
         self._handoff = co
 
     def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
-        """A miss on a complete index: (outcome, note, files not read). One read of the
-        stored coverage row, on a miss only: a miss never claims absence in a language
-        rq does not read, and a repository with no file rq reads is `unread`, not `miss`.
-        Whether it has one is read from what every pass keeps current (the files indexed
-        now; those the last full pass skipped or failed are files rq reads too), not
-        from what the last full pass saw: a `.py` added or removed since, and caught
-        up by a query's own reindex, decides at once. (The tally of files not read is
-        the last full pass's.)"""
-        row = self.conn.execute(
-            "SELECT coalesce(files_indexed, 0) + coalesce(files_skipped, 0)"
-            " + coalesce(files_failed, 0), files_unread FROM coverage"
-            " WHERE repository_id = ? AND scope = 'full'",
-            (repo_id,),
-        ).fetchone()
-        if row is None:
-            return "miss", "", ()
-        from rq_engine.lang import unread
+        """A miss on a complete index: (outcome, note, files not read), as every face
+        that ends in a miss decides it (store/readable.miss_verdict: a miss never claims
+        absence in a language rq does not read; a repository with no file rq reads is
+        `unread`, not `miss`). Read on a miss only."""
+        from rq_engine.store.readable import miss_verdict
 
-        counts = unread.decode(row[1])
-        not_read = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-        said = unread.summary(counts)
-        if int(row[0]):
-            return "miss", said, not_read
-        why = (
-            f"{said}: rq has no plugin for them"
-            if said
-            else "no source file of a language rq reads"
-        )
-        return "unread", f"nothing here rq reads ({why})", not_read
+        v = miss_verdict(self.conn, repo_id)
+        return v.outcome, v.note, v.not_read
 
     def _all_complete(self) -> bool:
         rows = self.conn.execute(

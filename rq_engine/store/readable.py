@@ -2,9 +2,8 @@
 
 A miss never claims absence in a language rq has no plugin for, and a repository
 holding no file rq reads is "nothing here rq reads" (exit 3), not "no match"
-(exit 1). `miss_verdict` is that decision and its words for any face that ends
-in a miss (`rq --text`; `rq -q`'s QueryService._unread decides the same way and
-could call it). Whether a file rq reads is held comes from what every pass keeps
+(exit 1). `miss_verdict` is that decision and its words for every face that
+ends in a miss (`rq --text`, and `rq -q` through QueryService). Whether a file rq reads is held comes from what every pass keeps
 current (the files indexed, skipped or failed now), not from the last full pass:
 a `.py` added or removed and caught up by a query decides at once. The tally of
 files not read is the last full pass's. Read on a miss only; stdlib + lang/unread.
