@@ -33,10 +33,13 @@ def spy(tmp_path: Path) -> Spy:
     return make_spy(tmp_path)
 
 
-@pytest.fixture
-def quiet(spy: Spy) -> dict[str, str]:
-    """The spy's git wrapper, with the warming done in-process (nothing detached)."""
-    return {**spy.env, "RQ_WARM_DETACH": "0"}
+@pytest.fixture(params=["inside", "outside"])
+def quiet(spy: Spy, request: pytest.FixtureRequest) -> dict[str, str]:
+    """The spy's git wrapper, with the warming done in-process (nothing detached);
+    inside the recheck window a miss asks git after its search, outside it (0 ms) a
+    name the index does not hold asks before (search/service.py): both must see all."""
+    window = {"RQ_WARM_RECHECK_MS": "0"} if request.param == "outside" else {}
+    return {**spy.env, "RQ_WARM_DETACH": "0", **window}
 
 
 @pytest.fixture
@@ -230,6 +233,7 @@ def test_hits_fork_nothing_after_narrowed_misses(
     narrowed: Repo, rq: Callable[..., Run], spy: Spy, quiet: dict[str, str]
 ) -> None:
     spy.clear()
+    inside = {k: v for k, v in quiet.items() if k != "RQ_WARM_RECHECK_MS"}  # (the misses' verdict)
     for query in ("Order", "order_view", "slgify", "LegacyThing"):  # exact, prefix, typo
-        assert q(rq, narrowed, query, quiet).code == 0, query
+        assert q(rq, narrowed, query, inside).code == 0, query
     assert spy.lines() == []  # no git, no warmer
