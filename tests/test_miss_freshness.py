@@ -237,3 +237,27 @@ def test_hits_fork_nothing_after_narrowed_misses(
     for query in ("Order", "order_view", "slgify", "LegacyThing"):  # exact, prefix, typo
         assert q(rq, narrowed, query, inside).code == 0, query
     assert spy.lines() == []  # no git, no warmer
+
+
+# --- how the quick status is asked ----------------------------------------------------------
+
+
+def test_with_more_directories_than_files_git_lstats_on_one_thread(
+    narrowed: Repo, rq: Callable[..., Run], spy: Spy, quiet: dict[str, str]
+) -> None:
+    # (about one file in git's index a directory to stat here, as on Django: git's lstat
+    # threads would only take the core the directory stats need; index/fresh.py)
+    assert miss(rq, narrowed, quiet).code == 1
+    statuses = [g for g in spy.gits() if " status " in g]
+    assert statuses and all("core.preloadIndex=false" in g for g in statuses), statuses
+
+
+def test_index_entries_reads_gits_count(make_repo: Callable[..., Repo]) -> None:
+    from rq_engine.core.identity import git_dir
+    from rq_engine.index.gitstate import index_entries
+
+    repo = make_repo(FILES)
+    gd = git_dir(str(repo.root))
+    assert gd is not None
+    assert index_entries(gd) == len(FILES)
+    assert index_entries(str(repo.root / "nowhere")) == 0

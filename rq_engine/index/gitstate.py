@@ -208,12 +208,30 @@ def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = Tru
 
 
 def start_status(
-    root: StrPath, *, untracked: bool = True, pathspec: tuple[str, ...] = ()
+    root: StrPath,
+    *,
+    untracked: bool = True,
+    pathspec: tuple[str, ...] = (),
+    threads: bool = True,
 ) -> Running | None:
     """`status` started, to collect with `finish_status` (work meanwhile). `pathspec`
-    limits it to the paths that match (git then stats only those files)."""
+    limits it to the paths that match (git then stats only those files). Without
+    `threads`, git lstats the files on one thread (core.preloadIndex off), leaving
+    the other cores to the caller's own work meanwhile (fresh.check)."""
     args = _status_args(untracked)
-    return Running.start(root, (*args, "--", *pathspec) if pathspec else args)
+    if pathspec:
+        args = (*args, "--", *pathspec)
+    return Running.start(root, args if threads else ("-c", "core.preloadIndex=false", *args))
+
+
+def index_entries(git_dir: StrPath) -> int:
+    """How many entries git's index holds (its header; 0 when unreadable)."""
+    try:
+        with open(os.path.join(git_dir, "index"), "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return 0
+    return int.from_bytes(head[8:12], "big") if head[:4] == b"DIRC" else 0
 
 
 def finish_status(running: Running | None, timeout: float = GIT_TIMEOUT) -> Status | None:
