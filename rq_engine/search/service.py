@@ -263,8 +263,11 @@ class QueryService:
             # A miss, or an answer without the exact name outside the recheck window, or
             # results that moved under it: only git can say whether the answer is absent
             # (a definition added since the index was settled would be missing).
+            # (git first: it starts before blocking.py is even loaded)
+            early = early or fresh.Asking.start(self.conn, s.root, git_dir(s.root))
+            blocking = self._blocking(query, limit, wait, tok, progress)
             asking, early = early, None
-            return self._blocking(query, limit, wait, tok, progress).caught_up(s, hits, asking)
+            return blocking.caught_up(s, hits, asking)
         finally:
             if early is not None:  # (a definition of the name came in with a revalidation)
                 early.abandon()
