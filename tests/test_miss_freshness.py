@@ -54,7 +54,7 @@ def narrowed(
     assert miss(rq, repo, quiet).code == 1
     statuses = [g for g in spy.gits() if " status " in g]
     assert statuses and all("--untracked-files=no" in g for g in statuses), spy.lines()
-    assert statuses[-1].endswith("-- *.PY *.py"), statuses
+    assert statuses[-1].endswith("-- *.PY *.gitignore *.py"), statuses
     assert not [g for g in spy.gits() if " ls-files " in g]  # listed once per git state
     spy.clear()
     return repo
@@ -153,6 +153,33 @@ def test_the_users_pathspec_settings_do_not_blind_it(
         f.write("\ndef seen_despite_settings():\n    pass\n")
     r = q(rq, narrowed, "seen_despite_settings", {**quiet, var: "1"})
     assert (r.code, locs(r)) == (0, ["app/models.py:5"]), r.err
+
+
+def test_a_committed_gitignore_edited_in_place(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], quiet: dict[str, str]
+) -> None:
+    # Untracked, indexed files that a rule appended to a committed .gitignore now
+    # covers: no directory changes, and the narrowed status must still name it.
+    repo = make_repo({**FILES, ".gitignore": IGNORE, "docs/.gitignore": "*.tmp\n"})
+    repo.write("gen/out.py", "def generated_thing():\n    pass\n")
+    repo.write("docs/notes_gen.py", "def notes_thing():\n    pass\n")
+    assert rq("--index", str(repo.root), env=quiet).code == 0
+    for _ in range(2):  # (the first lists what git tracks: the second is narrowed)
+        assert miss(rq, repo, quiet).code == 1
+    cases = (
+        (".gitignore", "gen/\n", "generated_thing", "gen/out.py:1"),
+        ("docs/.gitignore", "notes_gen.py\n", "notes_thing", "docs/notes_gen.py:1"),
+    )
+    for where, rule, name, loc in cases:
+        assert locs(q(rq, repo, name, quiet)) == [loc]
+        with open(repo.root / where, "a") as f:  # in place: the directory keeps its mtime
+            f.write(rule)
+        assert miss(rq, repo, quiet).code == 1
+        r = q(rq, repo, name, quiet)
+        assert (r.code, r.out) == (1, ""), (where, r.out, r.err)
+        repo.git("checkout", "--", where)  # (the rule goes, and the file comes back)
+        assert miss(rq, repo, quiet).code == 1
+        assert locs(q(rq, repo, name, quiet)) == [loc], where
 
 
 # --- directories no listed file shows: each is watched too --------------------------------

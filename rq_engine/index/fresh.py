@@ -259,7 +259,7 @@ class Asking:
         listing = None
         if spec is None and _writable(conn):  # list what git tracks now, for the next check
             listing = gitstate.start_listing(root)
-        ask = spec != ()  # () : git tracks no source file, so a quick status has nothing to say
+        ask = spec != ()  # () : git tracks no source file (nor .gitignore): nothing to say
         running = None
         if not quick:
             running = gitstate.start_status(root)
@@ -504,10 +504,8 @@ def forget(conn: sqlite3.Connection, roots: list[str]) -> None:
     from a stat walk instead of trusting them."""
     from rq_engine.index import pathspec
 
+    keys = (VERDICT, TRACKED, DIRS, IGNORED_DIRS, pathspec.PATHSPEC, pathspec.OLD_PATHSPEC)
     conn.executemany(
-        "DELETE FROM meta WHERE key IN (?, ?, ?, ?, ?)",
-        [
-            (VERDICT + r, TRACKED + r, DIRS + r, IGNORED_DIRS + r, pathspec.PATHSPEC + r)
-            for r in roots
-        ],
+        f"DELETE FROM meta WHERE key IN ({', '.join('?' * len(keys))})",
+        [tuple(k + r for k in keys) for r in roots],
     )
