@@ -33,10 +33,13 @@ def spy(tmp_path: Path) -> Spy:
     return make_spy(tmp_path)
 
 
-@pytest.fixture
-def quiet(spy: Spy) -> dict[str, str]:
-    """The spy's git wrapper, with the warming done in-process (nothing detached)."""
-    return {**spy.env, "RQ_WARM_DETACH": "0"}
+@pytest.fixture(params=["inside", "outside"])
+def quiet(spy: Spy, request: pytest.FixtureRequest) -> dict[str, str]:
+    """The spy's git wrapper, with the warming done in-process (nothing detached);
+    inside the recheck window a miss asks git after its search, outside it (0 ms) a
+    name the index does not hold asks before (search/service.py): both must see all."""
+    window = {"RQ_WARM_RECHECK_MS": "0"} if request.param == "outside" else {}
+    return {**spy.env, "RQ_WARM_DETACH": "0", **window}
 
 
 @pytest.fixture
@@ -51,7 +54,7 @@ def narrowed(
     assert miss(rq, repo, quiet).code == 1
     statuses = [g for g in spy.gits() if " status " in g]
     assert statuses and all("--untracked-files=no" in g for g in statuses), spy.lines()
-    assert statuses[-1].endswith("-- *.PY *.py"), statuses
+    assert statuses[-1].endswith("-- *.PY *.gitignore *.py"), statuses
     assert not [g for g in spy.gits() if " ls-files " in g]  # listed once per git state
     spy.clear()
     return repo
@@ -152,6 +155,33 @@ def test_the_users_pathspec_settings_do_not_blind_it(
     assert (r.code, locs(r)) == (0, ["app/models.py:5"]), r.err
 
 
+def test_a_committed_gitignore_edited_in_place(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], quiet: dict[str, str]
+) -> None:
+    # Untracked, indexed files that a rule appended to a committed .gitignore now
+    # covers: no directory changes, and the narrowed status must still name it.
+    repo = make_repo({**FILES, ".gitignore": IGNORE, "docs/.gitignore": "*.tmp\n"})
+    repo.write("gen/out.py", "def generated_thing():\n    pass\n")
+    repo.write("docs/notes_gen.py", "def notes_thing():\n    pass\n")
+    assert rq("--index", str(repo.root), env=quiet).code == 0
+    for _ in range(2):  # (the first lists what git tracks: the second is narrowed)
+        assert miss(rq, repo, quiet).code == 1
+    cases = (
+        (".gitignore", "gen/\n", "generated_thing", "gen/out.py:1"),
+        ("docs/.gitignore", "notes_gen.py\n", "notes_thing", "docs/notes_gen.py:1"),
+    )
+    for where, rule, name, loc in cases:
+        assert locs(q(rq, repo, name, quiet)) == [loc]
+        with open(repo.root / where, "a") as f:  # in place: the directory keeps its mtime
+            f.write(rule)
+        assert miss(rq, repo, quiet).code == 1
+        r = q(rq, repo, name, quiet)
+        assert (r.code, r.out) == (1, ""), (where, r.out, r.err)
+        repo.git("checkout", "--", where)  # (the rule goes, and the file comes back)
+        assert miss(rq, repo, quiet).code == 1
+        assert locs(q(rq, repo, name, quiet)) == [loc], where
+
+
 # --- directories no listed file shows: each is watched too --------------------------------
 
 
@@ -230,6 +260,31 @@ def test_hits_fork_nothing_after_narrowed_misses(
     narrowed: Repo, rq: Callable[..., Run], spy: Spy, quiet: dict[str, str]
 ) -> None:
     spy.clear()
+    inside = {k: v for k, v in quiet.items() if k != "RQ_WARM_RECHECK_MS"}  # (the misses' verdict)
     for query in ("Order", "order_view", "slgify", "LegacyThing"):  # exact, prefix, typo
-        assert q(rq, narrowed, query, quiet).code == 0, query
+        assert q(rq, narrowed, query, inside).code == 0, query
     assert spy.lines() == []  # no git, no warmer
+
+
+# --- how the quick status is asked ----------------------------------------------------------
+
+
+def test_with_more_directories_than_files_git_lstats_on_one_thread(
+    narrowed: Repo, rq: Callable[..., Run], spy: Spy, quiet: dict[str, str]
+) -> None:
+    # (about one file in git's index a directory to stat here, as on Django: git's lstat
+    # threads would only take the core the directory stats need; index/fresh.py)
+    assert miss(rq, narrowed, quiet).code == 1
+    statuses = [g for g in spy.gits() if " status " in g]
+    assert statuses and all("core.preloadIndex=false" in g for g in statuses), statuses
+
+
+def test_index_entries_reads_gits_count(make_repo: Callable[..., Repo]) -> None:
+    from rq_engine.core.identity import git_dir
+    from rq_engine.index.gitstate import index_entries
+
+    repo = make_repo(FILES)
+    gd = git_dir(str(repo.root))
+    assert gd is not None
+    assert index_entries(gd) == len(FILES)
+    assert index_entries(str(repo.root / "nowhere")) == 0

@@ -130,21 +130,12 @@ class Running:
 
     def result(self, timeout: float = GIT_TIMEOUT) -> bytes | None:
         """Its stdout once it exits 0; None when it fails or outlives `timeout`."""
-        import select
-
         chunks: list[bytes] = []
-        end = time.monotonic() + timeout
         ok = True
         try:
-            while True:
-                left = end - time.monotonic()
-                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                    ok = False  # hung: give up on it
-                    break
-                data = os.read(self.fd, 1 << 16)
-                if not data:
-                    break
-                chunks.append(data)
+            # (git done first, as on a miss's check on Django: no wait, nor select to load)
+            if not self._drained(chunks):
+                ok = self._wait(chunks, time.monotonic() + timeout)
         finally:
             os.close(self.fd)
             if not ok:
@@ -153,6 +144,29 @@ class Running:
         if not ok or os.waitstatus_to_exitcode(status) != 0:
             return None
         return b"".join(chunks)
+
+    def _drained(self, chunks: list[bytes]) -> bool:
+        """Read what git wrote without waiting; True when that was all of it."""
+        os.set_blocking(self.fd, False)
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return False
+            if not data:
+                return True
+            chunks.append(data)
+
+    def _wait(self, chunks: list[bytes], end: float) -> bool:
+        """Read the rest as git writes it: True once it closes its output, False at `end`."""
+        import select  # (~0.2 ms to load: only while git is still running)
+
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return False  # hung: give up on it
+            if self._drained(chunks):
+                return True
 
     def kill(self) -> None:
         try:
@@ -208,12 +222,30 @@ def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = Tru
 
 
 def start_status(
-    root: StrPath, *, untracked: bool = True, pathspec: tuple[str, ...] = ()
+    root: StrPath,
+    *,
+    untracked: bool = True,
+    pathspec: tuple[str, ...] = (),
+    threads: bool = True,
 ) -> Running | None:
     """`status` started, to collect with `finish_status` (work meanwhile). `pathspec`
-    limits it to the paths that match (git then stats only those files)."""
+    limits it to the paths that match (git then stats only those files). Without
+    `threads`, git lstats the files on one thread (core.preloadIndex off), leaving
+    the other cores to the caller's own work meanwhile (fresh.check)."""
     args = _status_args(untracked)
-    return Running.start(root, (*args, "--", *pathspec) if pathspec else args)
+    if pathspec:
+        args = (*args, "--", *pathspec)
+    return Running.start(root, args if threads else ("-c", "core.preloadIndex=false", *args))
+
+
+def index_entries(git_dir: StrPath) -> int:
+    """How many entries git's index holds (its header; 0 when unreadable)."""
+    try:
+        with open(os.path.join(git_dir, "index"), "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return 0
+    return int.from_bytes(head[8:12], "big") if head[:4] == b"DIRC" else 0
 
 
 def finish_status(running: Running | None, timeout: float = GIT_TIMEOUT) -> Status | None:

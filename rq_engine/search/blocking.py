@@ -69,15 +69,20 @@ class BlockingAnswer:
         self.progress = progress
         self.early = False
 
-    def caught_up(self, s: Searcher, hits: list[Hit]) -> Answer:
-        """Ask git what moved since the index was settled, reindex it (blocking as the
-        wait policy allows), and answer from the index that is then true: a miss is
-        definitive only after this."""
+    def caught_up(
+        self, s: Searcher, hits: list[Hit], asking: fresh.Asking | fresh.NoGit | None = None
+    ) -> Answer:
+        """Ask git what moved since the index was settled (`asking`: the question
+        started before the search), reindex it (blocking as the wait policy allows),
+        and answer from the index that is then true: a miss is definitive only after
+        this."""
         query, limit, wait, tok = self.query, self.limit, self.wait, self.tok
         rid = s.repo_id
         assert rid is not None
         gd = git_dir(s.root)
-        moved = fresh.check(self.svc.conn, s.root, gd, rid)
+        if asking is None:
+            asking = fresh.Asking.start(self.svc.conn, s.root, gd)
+        moved = asking.moved(self.svc.conn, rid)
         if not moved.moved:  # the answer found stands (and, empty, is definitive)
             fresh.settle(
                 self.svc.conn,

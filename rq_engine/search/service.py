@@ -29,9 +29,11 @@ import os
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, current_branch, git_dir
+from rq_engine.core.query import parse
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.wait import Wait
 from rq_engine.index import fresh
+from rq_engine.search import retrieval as rt
 from rq_engine.search import validate
 from rq_engine.search.answer import (
     Answer,
@@ -226,18 +228,43 @@ class QueryService:
             return blocking.warm(s, self.checkout_of(s))
         if self.all_repos:
             return self._all_repos_answer(query, limit, wait, tok, progress)
-        s, hits, wider = self.validated(query, limit)
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
-        if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
-            if not is_fresh:
-                # "did anything else move?" after the answer, asked by a detached child
-                # (a place, not a Checkout: building one imports pathlib)
-                self._handoff = _Where(s.root, s.repository or f"local:{s.root}", git_dir(s.root))
-            return self.answer_of(s, hits)
-        # A miss, or an answer without the exact name outside the recheck window, or
-        # results that moved under it: only git can say whether the answer is absent
-        # (a definition added since the index was settled would be missing).
-        return self._blocking(query, limit, wait, tok, progress).caught_up(s, hits)
+        early = None if is_fresh else self._asking_early(s, query)
+        try:
+            s, hits, wider = self.validated(query, limit)
+            if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
+                if not is_fresh:
+                    # "did anything else move?" after the answer, asked by a detached child
+                    # (a place, not a Checkout: building one imports pathlib)
+                    gd = git_dir(s.root)
+                    self._handoff = _Where(s.root, s.repository or f"local:{s.root}", gd)
+                return self.answer_of(s, hits)
+            # A miss, or an answer without the exact name outside the recheck window, or
+            # results that moved under it: only git can say whether the answer is absent
+            # (a definition added since the index was settled would be missing).
+            # (git first: it starts before blocking.py is even loaded)
+            early = early or fresh.Asking.start(self.conn, s.root, git_dir(s.root))
+            blocking = self._blocking(query, limit, wait, tok, progress)
+            asking, early = early, None
+            return blocking.caught_up(s, hits, asking)
+        finally:
+            if early is not None:  # (a definition of the name came in with a revalidation)
+                early.abandon()
+
+    def _asking_early(self, s: Searcher, query: str) -> fresh.Asking | fresh.NoGit | None:
+        """Outside the recheck window an answer without the exact name asks git what
+        moved (above). When the index holds no definition of the name, no answer can
+        have it: start git now, so it runs while the search does (a miss's ~8 ms of
+        git beside its fuzzy and typo layers) instead of after it. Unscoped symbol
+        queries only: their exact layer reads the definitions named as the leaf, and
+        nothing else (a scope can make a constructor an exact answer). A hit inside
+        the window, or one with the exact name, forks nothing still."""
+        q = parse(query)
+        if not q.leaf or q.scope or q.looks_like_path or s.repo_id is None:
+            return None
+        if rt.symbols_named(self.conn, s.repo_id, [q.leaf_lower], 1):
+            return None
+        return fresh.Asking.start(self.conn, s.root, git_dir(s.root))
 
     def _all_repos_answer(
         self,
