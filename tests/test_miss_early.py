@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from rq_engine.core.wait import Wait
-from rq_engine.index import fresh
+from rq_engine.index.asking import Asking
 from rq_engine.search.pipeline import Searcher
 from rq_engine.search.service import QueryService
 from tests.conftest import Repo, Run
@@ -30,13 +30,13 @@ def events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What a query did, in order: `ask` (git started), `abandon` (an unused question
     stopped), `search` (a pass through the layers)."""
     seen: list[str] = []
-    start, abandon, search = fresh.Asking.start, fresh.Asking.abandon, Searcher.search
+    start, abandon, search = Asking.start, Asking.abandon, Searcher.search
 
     def spied_start(*a: object, **k: object) -> object:
         seen.append("ask")
         return start(*a, **k)  # type: ignore[arg-type]
 
-    def spied_abandon(self: fresh.Asking) -> None:
+    def spied_abandon(self: Asking) -> None:
         if self.running is not None or self.listing is not None:
             seen.append("abandon")
         abandon(self)
@@ -45,8 +45,8 @@ def events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append("search")
         return search(self, *a, **k)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(fresh.Asking, "start", staticmethod(spied_start))
-    monkeypatch.setattr(fresh.Asking, "abandon", spied_abandon)
+    monkeypatch.setattr(Asking, "start", staticmethod(spied_start))
+    monkeypatch.setattr(Asking, "abandon", spied_abandon)
     monkeypatch.setattr(Searcher, "search", spied_search)
     return seen
 

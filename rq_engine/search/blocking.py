@@ -35,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from rq_engine.index.asking import Asking, NoGit
     from rq_engine.index.stats import IndexProgress
     from rq_engine.search.service import QueryService
 
@@ -70,7 +71,7 @@ class BlockingAnswer:
         self.early = False
 
     def caught_up(
-        self, s: Searcher, hits: list[Hit], asking: fresh.Asking | fresh.NoGit | None = None
+        self, s: Searcher, hits: list[Hit], asking: Asking | NoGit | None = None
     ) -> Answer:
         """Ask git what moved since the index was settled (`asking`: the question
         started before the search), reindex it (blocking as the wait policy allows),
@@ -81,7 +82,9 @@ class BlockingAnswer:
         assert rid is not None
         gd = git_dir(s.root)
         if asking is None:
-            asking = fresh.Asking.start(self.svc.conn, s.root, gd)
+            from rq_engine.index.asking import Asking
+
+            asking = Asking.start(self.svc.conn, s.root, gd)
         moved = asking.moved(self.svc.conn, rid)
         if not moved.moved:  # the answer found stands (and, empty, is definitive)
             fresh.settle(

@@ -46,6 +46,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from rq_engine.index.asking import Asking, NoGit
     from rq_engine.search.anchor import Anchor
     from rq_engine.search.blocking import BlockingAnswer
     from rq_engine.search.live import LiveIndex
@@ -243,7 +244,7 @@ class QueryService:
             # results that moved under it: only git can say whether the answer is absent
             # (a definition added since the index was settled would be missing).
             # (git first: it starts before blocking.py is even loaded)
-            early = early or fresh.Asking.start(self.conn, s.root, git_dir(s.root))
+            early = early or _start_asking(self.conn, s.root)
             blocking = self._blocking(query, limit, wait, tok, progress)
             asking, early = early, None
             return blocking.caught_up(s, hits, asking)
@@ -251,7 +252,7 @@ class QueryService:
             if early is not None:  # (a definition of the name came in with a revalidation)
                 early.abandon()
 
-    def _asking_early(self, s: Searcher, query: str) -> fresh.Asking | fresh.NoGit | None:
+    def _asking_early(self, s: Searcher, query: str) -> Asking | NoGit | None:
         """Outside the recheck window an answer without the exact name asks git what
         moved (above). When the index holds no definition of the name, no answer can
         have it: start git now, so it runs while the search does (a miss's ~8 ms of
@@ -264,7 +265,7 @@ class QueryService:
             return None
         if rt.symbols_named(self.conn, s.repo_id, [q.leaf_lower], 1):
             return None
-        return fresh.Asking.start(self.conn, s.root, git_dir(s.root))
+        return _start_asking(self.conn, s.root)
 
     def _all_repos_answer(
         self,
@@ -465,6 +466,13 @@ class _Where:
         self.root = root
         self.identity = identity
         self.git_dir = git_dir
+
+
+def _start_asking(conn: sqlite3.Connection, root: str) -> Asking | NoGit:
+    """git's check of the checkout at `root`, started (index/asking.py: a miss's module)."""
+    from rq_engine.index.asking import Asking
+
+    return Asking.start(conn, root, git_dir(root))
 
 
 def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
