@@ -140,6 +140,31 @@ def rq_running_first(tmp_path: Path, code: str) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(d), os.environ.get("PYTHONPATH", "")])}
 
 
+def racing_git(tmp_path: Path, query: str) -> tuple[dict[str, str], Path]:
+    """A `git` on PATH that, the first time it is asked for `status`, runs a second
+    `rq -q QUERY` to the end before answering: the race of two queries right after
+    one edit, made to happen every time. Returns (the PATH to run rq with, the log
+    of the second rq's output and exit code)."""
+    import stat
+
+    bin_dir = tmp_path / "racer"
+    bin_dir.mkdir()
+    log = tmp_path / "racer.log"
+    rq_cmd = " ".join(f"'{part}'" for part in rq_bin())
+    git_bin = bin_dir / "git"
+    git_bin.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" status "*)\n'
+        '  if [ -z "$RACER_INSIDE" ]; then\n'
+        f'    RACER_INSIDE=1 {rq_cmd} -q {query} >> {log} 2>&1; echo "exit $?" >> {log}\n'
+        "  fi;;\n"
+        "esac\n"
+        f'exec {shutil.which("git")} "$@"\n'
+    )
+    git_bin.chmod(git_bin.stat().st_mode | stat.S_IEXEC)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}"}, log
+
+
 def read_pty(master: int) -> str:
     """Everything written to a pseudo-terminal until its last writer closes it (Linux
     reports that as EIO, not end of file)."""

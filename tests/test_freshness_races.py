@@ -8,13 +8,10 @@ reindexed what it missed never reports that miss as definitive.
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.conftest import Repo, Run, rq_bin
+from tests.conftest import Repo, Run, racing_git
 from tests.test_warming import locs, make_spy
 
 QUIET = {"RQ_WARM_DETACH": "0"}
@@ -49,22 +46,8 @@ def test_a_miss_searched_before_another_process_reindexed_is_searched_again(
     repo = make_repo({"a.py": "def f0():\n    return 1\n"})
     assert rq("--index", str(repo.root), env=QUIET).code == 0
     assert rq("-q", "f0", cwd=repo.root, env=QUIET).code == 0
-    bin_dir = tmp_path / "racer"
-    bin_dir.mkdir()
-    log = tmp_path / "racer.log"
-    rq_cmd = " ".join(f"'{part}'" for part in rq_bin())
-    git = bin_dir / "git"
-    git.write_text(
-        "#!/bin/sh\n"
-        'case " $* " in *" status "*)\n'
-        '  if [ -z "$RACER_INSIDE" ]; then\n'
-        f'    RACER_INSIDE=1 {rq_cmd} -q h1 >> {log} 2>&1; echo "exit $?" >> {log}\n'
-        "  fi;;\n"
-        "esac\n"
-        f'exec {shutil.which("git")} "$@"\n'
-    )
-    git.chmod(git.stat().st_mode | stat.S_IEXEC)
-    env = {**QUIET, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    path, log = racing_git(tmp_path, "h1")
+    env = {**QUIET, **path}
     repo.write("a.py", "def g1():\n    return 1\n\ndef h1():\n    return 2\n")
     r = rq("-q", "g1", cwd=repo.root, env=env)
     racer = log.read_text()

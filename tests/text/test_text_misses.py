@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Repo, Run, rq_bin
+from tests.conftest import Repo, Run, racing_git
 from tests.test_warming import locs, make_spy
 
 # A verdict trusted for an hour: every query below is inside the recheck window.
@@ -101,25 +99,11 @@ def test_a_miss_ranked_before_another_rq_caught_up_is_asked_again(
     wrapper lets a second `rq` catch the index up (reindex the edited file, settle)
     while the text query waits for its own `git status`. Git then says nothing moved,
     yet the text query's miss predates that reindex."""
-    bin_dir = tmp_path / "racer"
-    bin_dir.mkdir()
-    log = tmp_path / "racer.log"
-    rq_cmd = " ".join(f"'{part}'" for part in rq_bin())
-    git = bin_dir / "git"
-    git.write_text(
-        "#!/bin/sh\n"
-        'case " $* " in *" status "*)\n'
-        '  if [ -z "$RACER_INSIDE" ]; then\n'
-        f'    RACER_INSIDE=1 {rq_cmd} -q ledger_snapshot >> {log} 2>&1; echo "exit $?" >> {log}\n'
-        "  fi;;\n"
-        "esac\n"
-        f'exec {shutil.which("git")} "$@"\n'
-    )
-    git.chmod(git.stat().st_mode | stat.S_IEXEC)
+    path, log = racing_git(tmp_path, "ledger_snapshot")
     settled.write(
         "ledger.py", "def post_ledger_entry():\n    pass\n\n\ndef ledger_snapshot():\n    pass\n"
     )
-    env = {**WINDOW, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env = {**WINDOW, **path}
     r = rq("--text", "post ledger entry", cwd=settled.root, env=env)
     racer = log.read_text()
     assert "ledger.py:5" in racer and "exit 0" in racer, racer  # the other rq caught up first
