@@ -100,6 +100,38 @@ def test_an_upgraded_store_keys_its_names_with_todays_code(tmp_path: Path) -> No
     assert conn.execute("SELECT count(*) FROM names_pending").fetchone()[0] == 0
 
 
+def test_an_upgrade_rekeys_names_beyond_ascii_with_the_one_word_rule(tmp_path: Path) -> None:
+    """A store from before the one word-start rule (m012) holds initials the old rule
+    gave: `用户Name` was one word (`用`), `naïve` spelt with a combining mark two. The
+    upgrade keys those names again with today's rule; ASCII names are left as stored."""
+    db = tmp_path / "index.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    before = [s for s in migrations.STEPS if s[0] < "m012_word_starts"]
+    schema.migrate(conn, before)
+    conn.execute(
+        "INSERT INTO repositories(id, identity, created_at, updated_at) VALUES (1, 'r', 0, 0)"
+    )
+    conn.execute("INSERT INTO files(id, repository_id, path) VALUES (1, 1, 'a.py')")
+    old = {"用户Name": "用", "nai\u0308ve": "nv", "HTTPServer": "hs"}
+    for i, name in enumerate(old):
+        conn.execute(
+            "INSERT INTO symbols(repository_id, file_id, name, name_lower, kind, language, line)"
+            " VALUES (1, 1, ?, ?, 'class', 'python', ?)",
+            (name, name.lower(), i + 1),
+        )
+    from rq_engine.store import derived
+
+    derived.drain(conn)
+    for name, ini in old.items():  # what the rule before m012 stored
+        conn.execute("UPDATE names SET ini = ? WHERE name = ?", (ini, name))
+    conn.close()
+    conn = connect(db)  # applies m012 and every later step
+    got = {r[0]: r[1] for r in conn.execute("SELECT name, ini FROM names")}
+    assert got == {"用户Name": "用n", "nai\u0308ve": "n", "HTTPServer": "hs"}
+    assert got == {n: name_keys(n)[2] for n in old}
+    assert conn.execute("SELECT count(*) FROM names_pending").fetchone()[0] == 0
+
+
 def test_fts_follows_symbols_through_triggers(tmp_path: Path) -> None:
     conn = connect(tmp_path / "index.db")
     conn.execute(

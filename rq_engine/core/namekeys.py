@@ -12,14 +12,10 @@ import re
 
 from rq_engine.core.query import JOINERS, fold
 from rq_engine.core.scoring import VOWELS, initials, skeleton
+from rq_engine.core.scoring.words import ASCII_STARTS
 
-# scoring.word_starts for an ASCII name, as one regex the C engine runs: a letter
-# or digit after a non-alphanumeric (or at 0), an upper after a lower or digit,
-# the S of HTTPServer, a digit after a letter. ~4x cheaper than the per-character
-# loop, which matters because a cold pass keys every distinct name (28k in Django).
-_ASCII_STARTS = re.compile(
-    r"(?<![A-Za-z0-9])[A-Za-z0-9]|(?<=[a-z0-9])[A-Z]|(?<=[A-Z])[A-Z](?=[a-z])|(?<=[A-Za-z])[0-9]"
-)
+# scoring.word_starts for an ASCII name, as one regex (its one home: core/scoring/words.py)
+_ASCII_STARTS = re.compile(ASCII_STARTS)
 
 _VOWEL_BYTES = VOWELS.encode()
 

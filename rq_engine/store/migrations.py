@@ -335,6 +335,22 @@ def m011_references(conn: sqlite3.Connection) -> None:
 STEPS.append(("m011_references", m011_references))
 
 
+# --- m012: one word-start rule for both rankers --------------------------------------
+#
+# core/scoring/words.word_starts became the text analyzer's rule too, and learnt its
+# Unicode cases (a combining mark belongs to the letter before it; a caseless letter
+# starts a word after a cased one and the other way round). ASCII names split as
+# before; a stored name beyond ASCII may hold other initials now. Its `names` row is
+# dropped and the name queued: migrate() derives it again with the code of now (the
+# step itself runs no key function, as m003 explains).
+M012_WORD_STARTS = """
+INSERT OR IGNORE INTO names_pending(repository_id, name, gone)
+    SELECT repository_id, name, 0 FROM names WHERE length(name) != length(CAST(name AS BLOB));
+DELETE FROM names WHERE length(name) != length(CAST(name AS BLOB));
+"""
+STEPS.append(("m012_word_starts", M012_WORD_STARTS))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

@@ -1,4 +1,4 @@
-"""The lexical document contract: analyzer rq-analyzer/1, canonical projection, fingerprints.
+"""The lexical document contract: analyzer rq-analyzer/2, canonical projection, fingerprints.
 
 A node's lexical document is exactly (stable ID, name, qualified name, kind,
 source path). This module owns how those fields become terms, how a document
@@ -19,7 +19,7 @@ from rq_engine.text.segment import ASCII_IDENT, ASCII_PART, identifiers, normali
 
 #: Bump when anything below changes the terms a field produces (segmentation,
 #: normalisation, kind aliases, bounds): a new analyzer is a new lexical identity.
-ANALYZER_ID = "rq-analyzer/1"
+ANALYZER_ID = "rq-analyzer/2"  # 2: words cut by core/scoring/words.word_starts
 #: Version of the canonical document encoding (field order, null/empty rules).
 DOCUMENT_SCHEMA = "rq-lexdoc/1"
 
@@ -190,7 +190,7 @@ class LexicalDocument:
 
 
 class FieldAnalyzer:
-    """A memo of rq-analyzer/1 for building an index over many documents at once.
+    """A memo of rq-analyzer/2 for building an index over many documents at once.
 
     Gives exactly `LexicalDocument.terms()` and `.lengths()` (a test holds them
     equal) at a fraction of the cost: names, container prefixes and paths repeat
