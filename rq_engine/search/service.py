@@ -51,9 +51,6 @@ if TYPE_CHECKING:
     from rq_engine.search.blocking import BlockingAnswer
     from rq_engine.search.live import LiveIndex
 
-# Revalidate-and-search rounds before the repository is taken for moved (and caught up).
-VALIDATE_ROUNDS = 2
-
 
 class QueryService:
     """Answers queries from a working directory (its repository, or all with `all_repos`).
@@ -107,35 +104,16 @@ class QueryService:
         return final.hits if final is not None else []
 
     def validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit], bool]:
-        """Search, and search again while the files behind the results moved (each round
-        reindexes them): a stale line, definition or file is never returned. The flag
-        says the work tree moved more than the results show — a file behind them is gone
-        (renamed, deleted), a definition left its file (moved to another one, which only
-        git can name), or they kept moving — so what else moved must be asked."""
+        """Search until the files behind the results are current (validate.until_current:
+        each round reindexes what moved); the flag says the work tree moved more than
+        the results show, so what else moved must be asked."""
         self.searched_version = self.data_version()
-        s = self.searcher()
-        hits = self.hits(s, query, limit)
-        wider = False
-        for _ in range(VALIDATE_ROUNDS):
-            moved = validate.stale(self.conn, hits)
-            if not moved:
-                return s, hits, wider
-            wider = wider or any(
-                not os.path.exists(os.path.join(root, p))
-                for (root, _), ps in moved.items()
-                for p in ps
-            )
-            validate.refresh(self.conn, moved)
-            before = hits
+
+        def search() -> tuple[Searcher, list[Hit]]:
             s = self.searcher()
-            hits = self.hits(s, query, limit)
-            wider = wider or _left_their_files(before, hits, moved)
-        moved = validate.stale(self.conn, hits)
-        if moved:  # still moving (or under a gone checkout): drop what cannot be vouched for
-            gone = {(root, p) for (root, _), ps in moved.items() for p in ps}
-            hits = [h for h in hits if (h.root, h.path) not in gone]
-            wider = True
-        return s, hits, wider
+            return s, self.hits(s, query, limit)
+
+        return validate.until_current(self.conn, search)
 
     def checkout_of(self, s: Searcher) -> Checkout:
         """The current repository's checkout, from what the index knows (no config read)."""
@@ -487,13 +465,3 @@ def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
 
 
 __all__ = ["Answer", "Progress", "QueryService", "Wait", "start_warmer"]
-
-
-def _left_their_files(
-    before: list[Hit], after: list[Hit], moved: dict[tuple[str, str], list[str]]
-) -> bool:
-    """Whether a result of a reindexed file is no longer in it: `helper` cut from a.py
-    was most likely pasted into another file, edited in the same moment."""
-    files = {(root, p) for (root, _), ps in moved.items() for p in ps}
-    still = {(h.root, h.path, h.name) for h in after}
-    return any((h.root, h.path) in files and (h.root, h.path, h.name) not in still for h in before)
