@@ -160,8 +160,9 @@ class QueryService:
 
         return BlockingAnswer(self, query, limit, wait, tok, progress)
 
-    def hand_off(self, co: Checkout) -> None:
-        """Leave `co` to the detached warmer once the face has shown the answer (finish)."""
+    def hand_off(self, co: Checkout | None) -> None:
+        """Leave `co` to the detached warmer once the face has shown the answer (finish);
+        None leaves nothing (an earlier answer's hand-off is dropped)."""
         self._handoff = co
 
     def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
@@ -173,13 +174,6 @@ class QueryService:
 
         v = miss_verdict(self.conn, repo_id)
         return v.outcome, v.note, v.not_read
-
-    def _all_complete(self) -> bool:
-        rows = self.conn.execute(
-            "SELECT count(*) FROM repositories r LEFT JOIN coverage c ON c.repository_id = r.id"
-            " AND c.scope = 'full' WHERE coalesce(c.status, 'never') != 'complete'"
-        ).fetchone()
-        return int(rows[0]) == 0
 
     # ------------------------------------------------------------------ answers
 
@@ -206,7 +200,11 @@ class QueryService:
             blocking = self._blocking(query, limit, wait, tok, progress)
             return blocking.warm(s, self.checkout_of(s))
         if self.all_repos:
-            return self._all_repos_answer(query, limit, wait, tok, progress)
+            # (search/allrepos.py loads only for --all-repos: never on a query in one repository)
+            from rq_engine.search.allrepos import answer_all
+
+            self._last = a = answer_all(self, query, limit, wait, tok, progress)
+            return a
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
         early = None if is_fresh else self._asking_early(s, query)
         try:
@@ -244,50 +242,6 @@ class QueryService:
         if rt.symbols_named(self.conn, s.repo_id, [q.leaf_lower], 1):
             return None
         return _start_asking(self.conn, s.root)
-
-    def _all_repos_answer(
-        self,
-        query: str,
-        limit: int,
-        wait: Wait,
-        tok: CancelToken,
-        progress: Callable[[Progress], None] | None,
-    ) -> Answer:
-        """`--all-repos`: every indexed repository as it is; the current one, if it is a
-        git work tree not indexed or not fresh, is handed to the warmer. A miss is
-        definitive only when every repository is complete and the current one is caught
-        up as a query in it alone would be: a miss never trusts the freshness window, so
-        git is asked what moved there (a definition added since would be missing)."""
-        cur = Searcher(self.conn, self.cwd)
-        co = None
-        if cur.repo_id is None:
-            from rq_engine.core.identity import checkout_for
-
-            found = checkout_for(self.cwd)
-            co = found if found.git_dir is not None else None
-        elif cur.state != "complete" or not fresh.fresh(self.conn, cur.root, git_dir(cur.root)):
-            co = self.checkout_of(cur)
-        self._handoff = co
-        s, hits, _ = self.validated(query, limit)
-        moved = interrupted = False
-        note = ""
-        if not hits and cur.repo_id is not None and cur.state == "complete":
-            blocking = self._blocking(query, limit, wait, tok, progress)
-            caught = blocking.caught_up(cur, hits)
-            hits, interrupted = caught.hits, caught.interrupted
-            moved = caught.outcome == "warming"  # changed, and not (yet) caught up
-            note = caught.note
-        complete = self._all_complete() and (cur.repo_id is not None or co is None)
-        state = "complete" if complete else "warming"
-        outcome = "hit" if hits else ("miss" if complete and not moved else "warming")
-        if outcome == "warming" and not note:
-            note = "some repositories are not indexed completely yet"
-            if cur.repo_id is None and co is not None:
-                note = f"{co.root} is not indexed yet"
-        a = Answer(hits, outcome, state, cur.root, cur.repository, interrupted, note)
-        a.boost_note = s.boost_note()
-        self._last = a
-        return a
 
     def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
         """An untracked non-git directory: a bounded in-memory scan, merged with the
