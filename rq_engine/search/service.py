@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from rq_engine.index.asking import Asking, NoGit
     from rq_engine.search.anchor import Anchor
     from rq_engine.search.blocking import BlockingAnswer
+    from rq_engine.search.handoff import Where
     from rq_engine.search.live import LiveIndex
 
 
@@ -75,7 +76,7 @@ class QueryService:
         self.db_path = db_path
         self.source = source
         self._conn = conn
-        self._handoff: Checkout | _Where | None = None
+        self._handoff: Checkout | Where | None = None
         self._last: Answer | None = None
         self._scan: LiveIndex | None = None  # a kept live scan (the picker, untracked dir)
         # `PRAGMA data_version` when `validated` last searched: another process's commit
@@ -213,8 +214,10 @@ class QueryService:
                 if not is_fresh:
                     # "did anything else move?" after the answer, asked by a detached child
                     # (a place, not a Checkout: building one imports pathlib)
+                    from rq_engine.search.handoff import Where
+
                     gd = git_dir(s.root)
-                    self._handoff = _Where(s.root, s.repository or f"local:{s.root}", gd)
+                    self._handoff = Where(s.root, s.repository or f"local:{s.root}", gd)
                 return self.answer_of(s, hits)
             # A miss, or an answer without the exact name outside the recheck window, or
             # results that moved under it: only git can say whether the answer is absent
@@ -366,19 +369,12 @@ class QueryService:
                 outcome="miss" if a.outcome == "unread" else a.outcome,
                 on_complete=a.state == "complete",
             )
-        co, self._handoff = self._handoff, None
-        if isinstance(co, _Where):
-            from rq_engine.index import warm
+        left, self._handoff = self._handoff, None
+        if left is not None:
+            # (search/handoff.py loads only when warming is left over: never on a fresh hit)
+            from rq_engine.search.handoff import leave
 
-            if warm.detached():
-                try:
-                    warm.hand_off_detached(self.conn, co.root, co.identity, co.git_dir)
-                except (sqlite3.Error, OSError):
-                    pass  # a busy or broken store only means no warmer this time
-                return
-            co = self.checkout_of(self.searcher())
-        if co is not None:
-            start_warmer(self.conn, co)
+            leave(self.conn, left, lambda: self.checkout_of(self.searcher()))
 
     def close(self) -> None:
         if self._scan is not None:
@@ -389,17 +385,6 @@ class QueryService:
             self._conn = None
 
 
-class _Where:
-    """Where a detached warmer is to look: a checkout as plain strings."""
-
-    __slots__ = ("root", "identity", "git_dir")
-
-    def __init__(self, root: str, identity: str, git_dir: str | None) -> None:
-        self.root = root
-        self.identity = identity
-        self.git_dir = git_dir
-
-
 def _start_asking(conn: sqlite3.Connection, root: str) -> Asking | NoGit:
     """git's check of the checkout at `root`, started (index/asking.py: a miss's module)."""
     from rq_engine.index.asking import Asking
@@ -407,15 +392,4 @@ def _start_asking(conn: sqlite3.Connection, root: str) -> Asking | NoGit:
     return Asking.start(conn, root, git_dir(root))
 
 
-def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
-    """Hand warming to the detached child (or do it here with RQ_WARM_DETACH=0); a
-    store that is busy or broken only means no warmer this time."""
-    from rq_engine.index.warm import hand_off
-
-    try:
-        hand_off(conn, co)
-    except (sqlite3.Error, OSError):
-        pass
-
-
-__all__ = ["Answer", "Progress", "QueryService", "Wait", "start_warmer"]
+__all__ = ["Answer", "Progress", "QueryService", "Wait"]
