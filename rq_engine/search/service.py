@@ -29,11 +29,9 @@ import os
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, current_branch, git_dir
-from rq_engine.core.query import parse
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.wait import Wait
 from rq_engine.index import fresh
-from rq_engine.search import retrieval as rt
 from rq_engine.search import validate
 from rq_engine.search.answer import (
     Answer,
@@ -46,7 +44,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from rq_engine.index.asking import Asking, NoGit
     from rq_engine.search.anchor import Anchor
     from rq_engine.search.blocking import BlockingAnswer
     from rq_engine.search.handoff import Where
@@ -207,7 +204,12 @@ class QueryService:
             self._last = a = answer_all(self, query, limit, wait, tok, progress)
             return a
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
-        early = None if is_fresh else self._asking_early(s, query)
+        early = None
+        if not is_fresh:
+            # (search/asking.py loads outside the window only: a fresh hit forks and loads nothing)
+            from rq_engine.search.asking import ask_early
+
+            early = ask_early(self.conn, s, query)
         try:
             s, hits, wider = self.validated(query, limit)
             if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
@@ -223,28 +225,15 @@ class QueryService:
             # results that moved under it: only git can say whether the answer is absent
             # (a definition added since the index was settled would be missing).
             # (git first: it starts before blocking.py is even loaded)
-            early = early or _start_asking(self.conn, s.root)
+            from rq_engine.search.asking import ask_now
+
+            early = early or ask_now(self.conn, s.root)
             blocking = self._blocking(query, limit, wait, tok, progress)
             asking, early = early, None
             return blocking.caught_up(s, hits, asking)
         finally:
             if early is not None:  # (a definition of the name came in with a revalidation)
                 early.abandon()
-
-    def _asking_early(self, s: Searcher, query: str) -> Asking | NoGit | None:
-        """Outside the recheck window an answer without the exact name asks git what
-        moved (above). When the index holds no definition of the name, no answer can
-        have it: start git now, so it runs while the search does (a miss's ~8 ms of
-        git beside its fuzzy and typo layers) instead of after it. Unscoped symbol
-        queries only: their exact layer reads the definitions named as the leaf, and
-        nothing else (a scope can make a constructor an exact answer). A hit inside
-        the window, or one with the exact name, forks nothing still."""
-        q = parse(query)
-        if not q.leaf or q.scope or q.looks_like_path or s.repo_id is None:
-            return None
-        if rt.symbols_named(self.conn, s.repo_id, [q.leaf_lower], 1):
-            return None
-        return _start_asking(self.conn, s.root)
 
     def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
         """An untracked non-git directory: a bounded in-memory scan, merged with the
@@ -383,13 +372,6 @@ class QueryService:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-
-
-def _start_asking(conn: sqlite3.Connection, root: str) -> Asking | NoGit:
-    """git's check of the checkout at `root`, started (index/asking.py: a miss's module)."""
-    from rq_engine.index.asking import Asking
-
-    return Asking.start(conn, root, git_dir(root))
 
 
 __all__ = ["Answer", "Progress", "QueryService", "Wait"]
