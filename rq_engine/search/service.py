@@ -191,8 +191,12 @@ class QueryService:
             from rq_engine.core.identity import checkout_for
 
             co = checkout_for(self.cwd)
-            if co.git_dir is None:
-                return self._live(query, limit, wait, tok)
+            if co.git_dir is None:  # an untracked plain directory: scanned live, bounded
+                from rq_engine.search import live
+
+                a = live.answer(self.cwd, query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
+                self._last = a
+                return a
             return self._blocking(query, limit, wait, tok, progress).warm(s, co)
         if s.state != "complete" and not self.all_repos:
             blocking = self._blocking(query, limit, wait, tok, progress)
@@ -234,25 +238,6 @@ class QueryService:
         finally:
             if early is not None:  # (a definition of the name came in with a revalidation)
                 early.abandon()
-
-    def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
-        """An untracked non-git directory: a bounded in-memory scan, merged with the
-        indexed repositories below it."""
-        from pathlib import Path
-
-        from rq_engine.search import live
-
-        res = live.scan(Path(self.cwd), query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
-        if res.hits:
-            outcome = "hit"
-        else:
-            outcome = "miss" if res.complete else "warming"
-        note = ""
-        if not res.complete:
-            note = f"{self.cwd} is not indexed and too big to scan whole; run rq --index {self.cwd}"
-        a = Answer(res.hits, outcome, "never", self.cwd, None, tok.cancelled, note)
-        self._last = a
-        return a
 
     # ------------------------------------------------------------------ streaming
 
