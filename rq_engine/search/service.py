@@ -7,20 +7,22 @@ model" and "Partial indexing":
 - complete and fresh: search, revalidate the results by stat (validate.py), done;
   no fork of any kind within the recheck window (index/fresh.py, D16);
 - complete, an exact hit outside the window: answer now; `finish` hands the
-  "did anything move?" question to the detached warmer;
+  "did anything move?" question to the detached warmer (search/handoff.py);
 - complete, a miss — or, outside the window, an answer without the exact name,
   or one whose files moved more than revalidation can follow: ask git inline
-  (the answer depends on it: D33 keeps it ~10 ms); what moved is reindexed
-  first (search/blocking.py), then the answer is definitive;
+  (search/asking.py; the answer depends on it: D33 keeps it ~10 ms); what moved
+  is reindexed first (search/blocking.py), then the answer is definitive;
 - never indexed (a git work tree) or warming: block until answered
   (search/blocking.py: index in-process, leaf tier first, or watch a live
   warmer). Bounded by the wait policy; the cancel token (Ctrl-C, a new
   keystroke) returns the best partial results;
-- an untracked non-git directory: a bounded live scan (search/live.py).
+- an untracked non-git directory: a bounded live scan (search/live.py);
+- `--all-repos`: every indexed repository as it is (search/allrepos.py).
 
 `finish`, after the face printed, counts the search (usage_daily, D13) and hands
 leftover warming to the detached child. Imports on a hit: the pipeline, the
-store and index/fresh (stdlib reads); the indexer only when something is indexed.
+store and index/fresh (stdlib reads), and outside the window asking.py and
+handoff.py; the indexer only when something is indexed.
 """
 
 from __future__ import annotations
