@@ -141,7 +141,13 @@ class QueryService:
                 f"the index of {s.root} is {'not built' if state == 'never' else 'still warming'}"
             )
         elif outcome == "miss" and s.repo_id is not None and not interrupted:
-            outcome, note, not_read = self._unread(s.repo_id)
+            # decided as every face that ends in a miss decides it: a miss never claims
+            # absence in a language rq does not read, and a repository with no file rq
+            # reads is `unread`, not `miss` (store/readable.py: read on a miss only)
+            from rq_engine.store.readable import miss_verdict
+
+            v = miss_verdict(self.conn, s.repo_id)
+            outcome, note, not_read = v.outcome, v.note, v.not_read
         a = Answer(hits, outcome, state, s.root, s.repository, interrupted, note, not_read)
         a.boost_note = s.boost_note()
         self._last = a
@@ -164,16 +170,6 @@ class QueryService:
         """Leave `co` to the detached warmer once the face has shown the answer (finish);
         None leaves nothing (an earlier answer's hand-off is dropped)."""
         self._handoff = co
-
-    def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
-        """A miss on a complete index: (outcome, note, files not read), as every face
-        that ends in a miss decides it (store/readable.miss_verdict: a miss never claims
-        absence in a language rq does not read; a repository with no file rq reads is
-        `unread`, not `miss`). Read on a miss only."""
-        from rq_engine.store.readable import miss_verdict
-
-        v = miss_verdict(self.conn, repo_id)
-        return v.outcome, v.note, v.not_read
 
     # ------------------------------------------------------------------ answers
 
