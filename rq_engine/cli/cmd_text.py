@@ -115,7 +115,7 @@ def _after(ns: argparse.Namespace, a: TextAnswer, code: int, handoff: Checkout |
     """After the answer is out: count it (D13), hand leftover warming to the detached child."""
     if a.realization.source != "index":
         return
-    from rq_engine.search.service import start_warmer
+    from rq_engine.search.handoff import start_warmer
     from rq_engine.store import usage
     from rq_engine.store.db import connect
 
@@ -140,7 +140,7 @@ def _after(ns: argparse.Namespace, a: TextAnswer, code: int, handoff: Checkout |
 
 
 def _start_warmer(co: Checkout) -> None:
-    from rq_engine.search.service import start_warmer
+    from rq_engine.search.handoff import start_warmer
     from rq_engine.store.db import connect
 
     conn = connect()

@@ -5,7 +5,7 @@ the directory record (D33) is there, git's quick status (no untracked files,
 narrowed to the source files: index/pathspec.py) starts first and runs while this
 process stats the recorded directories; when a directory changed, the full status
 replaces it. `fresh.check` takes both steps at once; a search that knows before it
-searches that its answer will ask (search/service.py: outside the recheck window,
+searches that its answer will ask (search/asking.py: outside the recheck window,
 a name the index holds no definition of) starts it first, so git runs beside the
 search, and `abandon`s it should the answer not need it after all.
 

@@ -111,7 +111,7 @@ def keep_fresh(sess: Session) -> None:
     answer lacks the exact name asks, ~20-35 ms on Django). The detached warmer asks;
     one per repository at a time (its lock), and none while the verdict is young."""
     from rq_engine.index.fresh import recheck_ms
-    from rq_engine.search.service import start_warmer
+    from rq_engine.search.handoff import start_warmer
 
     try:
         svc = sess.service(False)

@@ -22,8 +22,8 @@ from rq_engine.mcp.bound import ToolError
 from rq_engine.mcp.schema import DEFAULT_MAX_LINES
 from rq_engine.mcp.scope import Session, Target
 from rq_engine.search import validate
+from rq_engine.search.handoff import start_warmer
 from rq_engine.search.render import display_path
-from rq_engine.search.service import start_warmer
 from rq_engine.search.types import Hit
 
 Reply = dict[str, Any]

@@ -17,7 +17,7 @@ from rq_engine.core.identity import git_dir
 from rq_engine.index import fresh, lock
 from rq_engine.mcp import bound
 from rq_engine.mcp.scope import Session
-from rq_engine.search.service import start_warmer
+from rq_engine.search.handoff import start_warmer
 from rq_engine.store import status, writes
 from rq_engine.store.paths import index_db_file
 

@@ -122,7 +122,7 @@ def _warm(sess: Session, handoff: Checkout | None) -> After:
         return None
 
     def start() -> None:
-        from rq_engine.search.service import start_warmer
+        from rq_engine.search.handoff import start_warmer
 
         start_warmer(sess.conn, handoff)
 

@@ -7,7 +7,8 @@ indexes at most LIVE_MAX_FILES source files into a private in-memory store with
 the real indexer, and ranks them with the real Searcher, so an answer ranks as
 it would once the directory is indexed. Repositories of the persistent index
 that lie under the directory are searched where they are (read-only; no index
-is created) and left out of the walk, so nothing is counted twice.
+is created) and left out of the walk, so nothing is counted twice. `answer` is
+the query service's Answer from one scan (`rq -q` in such a directory).
 
 Measured on a 2-core machine (load ~3 from other work), Django files copied
 into a plain directory: 500 files (1.6 MB, 4.6k definitions) scan in 0.2-0.5 s
@@ -31,6 +32,7 @@ from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout
 from rq_engine.core.record import Record
 from rq_engine.lang.registry import language_for_path
+from rq_engine.search.answer import Answer
 from rq_engine.search.pipeline import Searcher
 from rq_engine.search.types import Hit
 from rq_engine.store.db import connect, connect_memory
@@ -84,6 +86,23 @@ def scan(
         return live.search(query, limit=limit, cancel=cancel)
     finally:
         live.close()
+
+
+def answer(
+    cwd: str, query: str, *, limit: int, budget_ms: int | None, cancel: CancelToken
+) -> Answer:
+    """The query service's answer in the untracked directory `cwd` (a `scan`): a hit,
+    a miss when every file was scanned, else warming, with the note that says how to
+    index it."""
+    res = scan(Path(cwd), query, limit=limit, budget_ms=budget_ms, cancel=cancel)
+    if res.hits:
+        outcome = "hit"
+    else:
+        outcome = "miss" if res.complete else "warming"
+    note = ""
+    if not res.complete:
+        note = f"{cwd} is not indexed and too big to scan whole; run rq --index {cwd}"
+    return Answer(res.hits, outcome, "never", cwd, None, cancel.cancelled, note)
 
 
 class LiveIndex:

@@ -7,20 +7,22 @@ model" and "Partial indexing":
 - complete and fresh: search, revalidate the results by stat (validate.py), done;
   no fork of any kind within the recheck window (index/fresh.py, D16);
 - complete, an exact hit outside the window: answer now; `finish` hands the
-  "did anything move?" question to the detached warmer;
+  "did anything move?" question to the detached warmer (search/handoff.py);
 - complete, a miss — or, outside the window, an answer without the exact name,
   or one whose files moved more than revalidation can follow: ask git inline
-  (the answer depends on it: D33 keeps it ~10 ms); what moved is reindexed
-  first (search/blocking.py), then the answer is definitive;
+  (search/asking.py; the answer depends on it: D33 keeps it ~10 ms); what moved
+  is reindexed first (search/blocking.py), then the answer is definitive;
 - never indexed (a git work tree) or warming: block until answered
   (search/blocking.py: index in-process, leaf tier first, or watch a live
   warmer). Bounded by the wait policy; the cancel token (Ctrl-C, a new
   keystroke) returns the best partial results;
-- an untracked non-git directory: a bounded live scan (search/live.py).
+- an untracked non-git directory: a bounded live scan (search/live.py);
+- `--all-repos`: every indexed repository as it is (search/allrepos.py).
 
 `finish`, after the face printed, counts the search (usage_daily, D13) and hands
 leftover warming to the detached child. Imports on a hit: the pipeline, the
-store and index/fresh (stdlib reads); the indexer only when something is indexed.
+store and index/fresh (stdlib reads), and outside the window asking.py and
+handoff.py; the indexer only when something is indexed.
 """
 
 from __future__ import annotations
@@ -29,11 +31,9 @@ import os
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout, current_branch, git_dir
-from rq_engine.core.query import parse
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.core.wait import Wait
 from rq_engine.index import fresh
-from rq_engine.search import retrieval as rt
 from rq_engine.search import validate
 from rq_engine.search.answer import (
     Answer,
@@ -46,13 +46,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from rq_engine.index.asking import Asking, NoGit
     from rq_engine.search.anchor import Anchor
     from rq_engine.search.blocking import BlockingAnswer
+    from rq_engine.search.handoff import Where
     from rq_engine.search.live import LiveIndex
-
-# Revalidate-and-search rounds before the repository is taken for moved (and caught up).
-VALIDATE_ROUNDS = 2
 
 
 class QueryService:
@@ -78,7 +75,7 @@ class QueryService:
         self.db_path = db_path
         self.source = source
         self._conn = conn
-        self._handoff: Checkout | _Where | None = None
+        self._handoff: Checkout | Where | None = None
         self._last: Answer | None = None
         self._scan: LiveIndex | None = None  # a kept live scan (the picker, untracked dir)
         # `PRAGMA data_version` when `validated` last searched: another process's commit
@@ -107,35 +104,16 @@ class QueryService:
         return final.hits if final is not None else []
 
     def validated(self, query: str, limit: int) -> tuple[Searcher, list[Hit], bool]:
-        """Search, and search again while the files behind the results moved (each round
-        reindexes them): a stale line, definition or file is never returned. The flag
-        says the work tree moved more than the results show — a file behind them is gone
-        (renamed, deleted), a definition left its file (moved to another one, which only
-        git can name), or they kept moving — so what else moved must be asked."""
+        """Search until the files behind the results are current (validate.until_current:
+        each round reindexes what moved); the flag says the work tree moved more than
+        the results show, so what else moved must be asked."""
         self.searched_version = self.data_version()
-        s = self.searcher()
-        hits = self.hits(s, query, limit)
-        wider = False
-        for _ in range(VALIDATE_ROUNDS):
-            moved = validate.stale(self.conn, hits)
-            if not moved:
-                return s, hits, wider
-            wider = wider or any(
-                not os.path.exists(os.path.join(root, p))
-                for (root, _), ps in moved.items()
-                for p in ps
-            )
-            validate.refresh(self.conn, moved)
-            before = hits
+
+        def search() -> tuple[Searcher, list[Hit]]:
             s = self.searcher()
-            hits = self.hits(s, query, limit)
-            wider = wider or _left_their_files(before, hits, moved)
-        moved = validate.stale(self.conn, hits)
-        if moved:  # still moving (or under a gone checkout): drop what cannot be vouched for
-            gone = {(root, p) for (root, _), ps in moved.items() for p in ps}
-            hits = [h for h in hits if (h.root, h.path) not in gone]
-            wider = True
-        return s, hits, wider
+            return s, self.hits(s, query, limit)
+
+        return validate.until_current(self.conn, search)
 
     def checkout_of(self, s: Searcher) -> Checkout:
         """The current repository's checkout, from what the index knows (no config read)."""
@@ -163,7 +141,13 @@ class QueryService:
                 f"the index of {s.root} is {'not built' if state == 'never' else 'still warming'}"
             )
         elif outcome == "miss" and s.repo_id is not None and not interrupted:
-            outcome, note, not_read = self._unread(s.repo_id)
+            # decided as every face that ends in a miss decides it: a miss never claims
+            # absence in a language rq does not read, and a repository with no file rq
+            # reads is `unread`, not `miss` (store/readable.py: read on a miss only)
+            from rq_engine.store.readable import miss_verdict
+
+            v = miss_verdict(self.conn, s.repo_id)
+            outcome, note, not_read = v.outcome, v.note, v.not_read
         a = Answer(hits, outcome, state, s.root, s.repository, interrupted, note, not_read)
         a.boost_note = s.boost_note()
         self._last = a
@@ -182,26 +166,10 @@ class QueryService:
 
         return BlockingAnswer(self, query, limit, wait, tok, progress)
 
-    def hand_off(self, co: Checkout) -> None:
-        """Leave `co` to the detached warmer once the face has shown the answer (finish)."""
+    def hand_off(self, co: Checkout | None) -> None:
+        """Leave `co` to the detached warmer once the face has shown the answer (finish);
+        None leaves nothing (an earlier answer's hand-off is dropped)."""
         self._handoff = co
-
-    def _unread(self, repo_id: int) -> tuple[str, str, tuple[tuple[str, int], ...]]:
-        """A miss on a complete index: (outcome, note, files not read), as every face
-        that ends in a miss decides it (store/readable.miss_verdict: a miss never claims
-        absence in a language rq does not read; a repository with no file rq reads is
-        `unread`, not `miss`). Read on a miss only."""
-        from rq_engine.store.readable import miss_verdict
-
-        v = miss_verdict(self.conn, repo_id)
-        return v.outcome, v.note, v.not_read
-
-    def _all_complete(self) -> bool:
-        rows = self.conn.execute(
-            "SELECT count(*) FROM repositories r LEFT JOIN coverage c ON c.repository_id = r.id"
-            " AND c.scope = 'full' WHERE coalesce(c.status, 'never') != 'complete'"
-        ).fetchone()
-        return int(rows[0]) == 0
 
     # ------------------------------------------------------------------ answers
 
@@ -221,114 +189,53 @@ class QueryService:
             from rq_engine.core.identity import checkout_for
 
             co = checkout_for(self.cwd)
-            if co.git_dir is None:
-                return self._live(query, limit, wait, tok)
+            if co.git_dir is None:  # an untracked plain directory: scanned live, bounded
+                from rq_engine.search import live
+
+                a = live.answer(self.cwd, query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
+                self._last = a
+                return a
             return self._blocking(query, limit, wait, tok, progress).warm(s, co)
         if s.state != "complete" and not self.all_repos:
             blocking = self._blocking(query, limit, wait, tok, progress)
             return blocking.warm(s, self.checkout_of(s))
         if self.all_repos:
-            return self._all_repos_answer(query, limit, wait, tok, progress)
+            # (search/allrepos.py loads only for --all-repos: never on a query in one repository)
+            from rq_engine.search.allrepos import answer_all
+
+            self._last = a = answer_all(self, query, limit, wait, tok, progress)
+            return a
         is_fresh = fresh.fresh(self.conn, s.root, git_dir(s.root))
-        early = None if is_fresh else self._asking_early(s, query)
+        early = None
+        if not is_fresh:
+            # (search/asking.py loads outside the window only: a fresh hit forks and loads nothing)
+            from rq_engine.search.asking import ask_early
+
+            early = ask_early(self.conn, s, query)
         try:
             s, hits, wider = self.validated(query, limit)
             if hits and not wider and (is_fresh or any(h.layer == "exact" for h in hits)):
                 if not is_fresh:
                     # "did anything else move?" after the answer, asked by a detached child
                     # (a place, not a Checkout: building one imports pathlib)
+                    from rq_engine.search.handoff import Where
+
                     gd = git_dir(s.root)
-                    self._handoff = _Where(s.root, s.repository or f"local:{s.root}", gd)
+                    self._handoff = Where(s.root, s.repository or f"local:{s.root}", gd)
                 return self.answer_of(s, hits)
             # A miss, or an answer without the exact name outside the recheck window, or
             # results that moved under it: only git can say whether the answer is absent
             # (a definition added since the index was settled would be missing).
             # (git first: it starts before blocking.py is even loaded)
-            early = early or _start_asking(self.conn, s.root)
+            from rq_engine.search.asking import ask_now
+
+            early = early or ask_now(self.conn, s.root)
             blocking = self._blocking(query, limit, wait, tok, progress)
             asking, early = early, None
             return blocking.caught_up(s, hits, asking)
         finally:
             if early is not None:  # (a definition of the name came in with a revalidation)
                 early.abandon()
-
-    def _asking_early(self, s: Searcher, query: str) -> Asking | NoGit | None:
-        """Outside the recheck window an answer without the exact name asks git what
-        moved (above). When the index holds no definition of the name, no answer can
-        have it: start git now, so it runs while the search does (a miss's ~8 ms of
-        git beside its fuzzy and typo layers) instead of after it. Unscoped symbol
-        queries only: their exact layer reads the definitions named as the leaf, and
-        nothing else (a scope can make a constructor an exact answer). A hit inside
-        the window, or one with the exact name, forks nothing still."""
-        q = parse(query)
-        if not q.leaf or q.scope or q.looks_like_path or s.repo_id is None:
-            return None
-        if rt.symbols_named(self.conn, s.repo_id, [q.leaf_lower], 1):
-            return None
-        return _start_asking(self.conn, s.root)
-
-    def _all_repos_answer(
-        self,
-        query: str,
-        limit: int,
-        wait: Wait,
-        tok: CancelToken,
-        progress: Callable[[Progress], None] | None,
-    ) -> Answer:
-        """`--all-repos`: every indexed repository as it is; the current one, if it is a
-        git work tree not indexed or not fresh, is handed to the warmer. A miss is
-        definitive only when every repository is complete and the current one is caught
-        up as a query in it alone would be: a miss never trusts the freshness window, so
-        git is asked what moved there (a definition added since would be missing)."""
-        cur = Searcher(self.conn, self.cwd)
-        co = None
-        if cur.repo_id is None:
-            from rq_engine.core.identity import checkout_for
-
-            found = checkout_for(self.cwd)
-            co = found if found.git_dir is not None else None
-        elif cur.state != "complete" or not fresh.fresh(self.conn, cur.root, git_dir(cur.root)):
-            co = self.checkout_of(cur)
-        self._handoff = co
-        s, hits, _ = self.validated(query, limit)
-        moved = interrupted = False
-        note = ""
-        if not hits and cur.repo_id is not None and cur.state == "complete":
-            blocking = self._blocking(query, limit, wait, tok, progress)
-            caught = blocking.caught_up(cur, hits)
-            hits, interrupted = caught.hits, caught.interrupted
-            moved = caught.outcome == "warming"  # changed, and not (yet) caught up
-            note = caught.note
-        complete = self._all_complete() and (cur.repo_id is not None or co is None)
-        state = "complete" if complete else "warming"
-        outcome = "hit" if hits else ("miss" if complete and not moved else "warming")
-        if outcome == "warming" and not note:
-            note = "some repositories are not indexed completely yet"
-            if cur.repo_id is None and co is not None:
-                note = f"{co.root} is not indexed yet"
-        a = Answer(hits, outcome, state, cur.root, cur.repository, interrupted, note)
-        a.boost_note = s.boost_note()
-        self._last = a
-        return a
-
-    def _live(self, query: str, limit: int, wait: Wait, tok: CancelToken) -> Answer:
-        """An untracked non-git directory: a bounded in-memory scan, merged with the
-        indexed repositories below it."""
-        from pathlib import Path
-
-        from rq_engine.search import live
-
-        res = live.scan(Path(self.cwd), query, limit=limit, budget_ms=wait.budget_ms, cancel=tok)
-        if res.hits:
-            outcome = "hit"
-        else:
-            outcome = "miss" if res.complete else "warming"
-        note = ""
-        if not res.complete:
-            note = f"{self.cwd} is not indexed and too big to scan whole; run rq --index {self.cwd}"
-        a = Answer(res.hits, outcome, "never", self.cwd, None, tok.cancelled, note)
-        self._last = a
-        return a
 
     # ------------------------------------------------------------------ streaming
 
@@ -434,19 +341,12 @@ class QueryService:
                 outcome="miss" if a.outcome == "unread" else a.outcome,
                 on_complete=a.state == "complete",
             )
-        co, self._handoff = self._handoff, None
-        if isinstance(co, _Where):
-            from rq_engine.index import warm
+        left, self._handoff = self._handoff, None
+        if left is not None:
+            # (search/handoff.py loads only when warming is left over: never on a fresh hit)
+            from rq_engine.search.handoff import leave
 
-            if warm.detached():
-                try:
-                    warm.hand_off_detached(self.conn, co.root, co.identity, co.git_dir)
-                except (sqlite3.Error, OSError):
-                    pass  # a busy or broken store only means no warmer this time
-                return
-            co = self.checkout_of(self.searcher())
-        if co is not None:
-            start_warmer(self.conn, co)
+            leave(self.conn, left, lambda: self.checkout_of(self.searcher()))
 
     def close(self) -> None:
         if self._scan is not None:
@@ -457,43 +357,4 @@ class QueryService:
             self._conn = None
 
 
-class _Where:
-    """Where a detached warmer is to look: a checkout as plain strings."""
-
-    __slots__ = ("root", "identity", "git_dir")
-
-    def __init__(self, root: str, identity: str, git_dir: str | None) -> None:
-        self.root = root
-        self.identity = identity
-        self.git_dir = git_dir
-
-
-def _start_asking(conn: sqlite3.Connection, root: str) -> Asking | NoGit:
-    """git's check of the checkout at `root`, started (index/asking.py: a miss's module)."""
-    from rq_engine.index.asking import Asking
-
-    return Asking.start(conn, root, git_dir(root))
-
-
-def start_warmer(conn: sqlite3.Connection, co: Checkout) -> None:
-    """Hand warming to the detached child (or do it here with RQ_WARM_DETACH=0); a
-    store that is busy or broken only means no warmer this time."""
-    from rq_engine.index.warm import hand_off
-
-    try:
-        hand_off(conn, co)
-    except (sqlite3.Error, OSError):
-        pass
-
-
-__all__ = ["Answer", "Progress", "QueryService", "Wait", "start_warmer"]
-
-
-def _left_their_files(
-    before: list[Hit], after: list[Hit], moved: dict[tuple[str, str], list[str]]
-) -> bool:
-    """Whether a result of a reindexed file is no longer in it: `helper` cut from a.py
-    was most likely pasted into another file, edited in the same moment."""
-    files = {(root, p) for (root, _), ps in moved.items() for p in ps}
-    still = {(h.root, h.path, h.name) for h in after}
-    return any((h.root, h.path) in files and (h.root, h.path, h.name) not in still for h in before)
+__all__ = ["Answer", "Progress", "QueryService", "Wait"]

@@ -9,11 +9,14 @@ that is gone loses its rows, and the caller searches again: a moved line, a
 deleted definition or a deleted file is never shown (seed: "Staleness").
 
 The file checks themselves (stat against the index, reindex what moved) are
-rq_engine/index/revalidate.py's; this module asks them about hits. Imports the
-indexer only when a file changed.
+rq_engine/index/revalidate.py's; this module asks them about hits, and runs the
+rounds of search, reindex and search again (`until_current`) every answer goes
+through. Imports the indexer only when a file changed.
 """
 
 from __future__ import annotations
+
+import os
 
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.index.revalidate import refresh, stale_files
@@ -21,7 +24,12 @@ from rq_engine.search.types import Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+
+    from rq_engine.search.pipeline import Searcher
+
+# Revalidate-and-search rounds before the repository is taken for moved (and caught up).
+VALIDATE_ROUNDS = 2
 
 
 def stale(conn: sqlite3.Connection, hits: Sequence[Hit]) -> dict[tuple[str, str], list[str]]:
@@ -30,4 +38,43 @@ def stale(conn: sqlite3.Connection, hits: Sequence[Hit]) -> dict[tuple[str, str]
     return stale_files(conn, [(h.root, h.repository, h.path) for h in hits])
 
 
-__all__ = ["refresh", "stale", "stale_files"]
+def until_current(
+    conn: sqlite3.Connection, search: Callable[[], tuple[Searcher, list[Hit]]]
+) -> tuple[Searcher, list[Hit], bool]:
+    """`search()`, and search again while the files behind the results moved (each round
+    reindexes them): a stale line, definition or file is never returned. The flag
+    says the work tree moved more than the results show — a file behind them is gone
+    (renamed, deleted), a definition left its file (moved to another one, which only
+    git can name), or they kept moving — so what else moved must be asked."""
+    s, hits = search()
+    wider = False
+    for _ in range(VALIDATE_ROUNDS):
+        moved = stale(conn, hits)
+        if not moved:
+            return s, hits, wider
+        wider = wider or any(
+            not os.path.exists(os.path.join(root, p)) for (root, _), ps in moved.items() for p in ps
+        )
+        refresh(conn, moved)
+        before = hits
+        s, hits = search()
+        wider = wider or _left_their_files(before, hits, moved)
+    moved = stale(conn, hits)
+    if moved:  # still moving (or under a gone checkout): drop what cannot be vouched for
+        gone = {(root, p) for (root, _), ps in moved.items() for p in ps}
+        hits = [h for h in hits if (h.root, h.path) not in gone]
+        wider = True
+    return s, hits, wider
+
+
+def _left_their_files(
+    before: list[Hit], after: list[Hit], moved: dict[tuple[str, str], list[str]]
+) -> bool:
+    """Whether a result of a reindexed file is no longer in it: `helper` cut from a.py
+    was most likely pasted into another file, edited in the same moment."""
+    files = {(root, p) for (root, _), ps in moved.items() for p in ps}
+    still = {(h.root, h.path, h.name) for h in after}
+    return any((h.root, h.path) in files and (h.root, h.path, h.name) not in still for h in before)
+
+
+__all__ = ["refresh", "stale", "stale_files", "until_current"]
