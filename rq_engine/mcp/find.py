@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rq_engine.core.printers import Output
+from rq_engine.core.query import names_nothing
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
@@ -47,6 +48,8 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     query: str = args["query"]
     if not query.strip():
         raise bound.ToolError("query: must not be blank")
+    if names_nothing(query):  # (as `rq -q ::` refuses it)
+        raise bound.ToolError(f"query: {query.strip()!r} is only scope separators; give a name")
     limit: int = args.get("limit", DEFAULT_LIMIT)
     kinds: list[str] | None = args.get("kinds")
     prefix = _prefix(args.get("path_prefix"))
