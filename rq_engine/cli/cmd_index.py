@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.printers import Output, Printer, printer_for
 
 if TYPE_CHECKING:
+    from rq_engine.index.stats import IndexStats
     from rq_engine.store.status import RepoRow
 
 
@@ -25,9 +27,11 @@ def run(ns: argparse.Namespace) -> int:
     try:
         if ns.status:
             return _status(sys.stdout, json=ns.json, ndjson=ns.ndjson)
+        printer = printer_for(json=ns.json, ndjson=ns.ndjson)
+        data = ns.json or ns.ndjson  # the facts go to stdout: stderr says no more of them
         if ns.drop is not None:
-            return _drop(ns.drop)
-        return _index(ns.index if ns.index is not None else ".", ns.path or [])
+            return _drop(ns.drop, printer, data)
+        return _index(ns.index if ns.index is not None else ".", ns.path or [], printer, data)
     except sqlite3.Error as e:
         # e.g. "database is locked" past the busy timeout, a full disk, a corrupt file
         raise RqError(f"index error: {e}", ExitCode.IOERR) from e
@@ -82,7 +86,7 @@ class _Bar:
             self.out.flush()
 
 
-def _index(arg: str, subtrees: list[str]) -> int:
+def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
     from rq_engine.core.identity import checkout_for
     from rq_engine.index import gitstate, walker
 
@@ -142,6 +146,12 @@ def _index(arg: str, subtrees: list[str]) -> int:
             " indexed it; nothing of it is kept"
         )
         return int(ExitCode.INTERRUPTED)
+    if data:  # (--json, --ndjson: the summary is the data; only the pass's own notes stay)
+        from rq_engine.store.paths import index_db_file
+
+        head: dict[str, object] = {"index": index_db_file()}
+        printer.write(sys.stdout, Output(head, [_index_json(stats)], []))
+        return int(ExitCode.OK)
     from rq_engine.index.stats import notes
 
     extra = notes(stats)
@@ -162,6 +172,29 @@ def _index(arg: str, subtrees: list[str]) -> int:
     if stats.files_failed > len(stats.errors):
         say(f"  … and more ({stats.files_failed} failures in all)")
     return int(ExitCode.OK)
+
+
+def _index_json(stats: IndexStats) -> dict[str, object]:
+    """`rq --index --json`'s repository: the summary line's facts, exact (the files and
+    symbols the repository holds after the pass, as --status counts them, then what
+    this pass did)."""
+    return {
+        "repository": stats.identity,
+        "root": stats.root,
+        "coverage": "complete" if stats.complete else "warming",
+        "files": stats.files_total,
+        "symbols": stats.symbols_total,
+        "indexed": stats.files_indexed,
+        "removed": stats.files_deleted,
+        "skipped": stats.files_skipped,
+        "failed": stats.files_failed,
+        "not_utf8": stats.files_bad_encoding,
+        "symlinks": stats.files_symlinks,
+        "names_cut": stats.symbols_cut,
+        "seconds": round(stats.seconds, 3),
+        "not_read": dict(stats.files_unread),
+        "errors": list(stats.errors),  # (at most index/stats.MAX_ERRORS; `failed` counts all)
+    }
 
 
 def _rebuild_if_off(conn: sqlite3.Connection) -> None:
@@ -207,25 +240,41 @@ def _subtree(root: Path, base: Path, sub: str) -> str:
 # --- --drop ---------------------------------------------------------------------
 
 
-def _drop(arg: str) -> int:
+def _drop(arg: str, printer: Printer, data: bool) -> int:
+    """Forget DIR's repository; with --json, `{"index", "results": [the repository]}`
+    (empty, and exit 1, when it was not indexed)."""
     from rq_engine.index.indexer import drop_repository
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_path
 
     root = _dir(arg, "--drop")
-    if not index_db_path().exists():
-        say(f"{root} is not indexed; nothing to drop")
-        return int(ExitCode.MISS)
-    conn = connect(writer=True)
-    try:
-        d = drop_repository(conn, root)
-    finally:
-        conn.close()
+    d = None
+    if index_db_path().exists():
+        conn = connect(writer=True)
+        try:
+            d = drop_repository(conn, root)
+        finally:
+            conn.close()
+    if data:
+        records: list[dict[str, object]] = []
+        if d is not None:
+            records.append(
+                {
+                    "repository": d.identity,
+                    "checkouts": d.checkouts,
+                    "files": d.files,
+                    "symbols": d.symbols,
+                }
+            )
+        printer.write(sys.stdout, Output({"index": str(index_db_path())}, records, []))
     if d is None:
         say(f"{root} is not indexed; nothing to drop")
         return int(ExitCode.MISS)
-    s = "" if d.checkouts == 1 else "s"
-    say(f"dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols")
+    if not data:
+        s = "" if d.checkouts == 1 else "s"
+        say(
+            f"dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols"
+        )
     return int(ExitCode.OK)
 
 
@@ -248,7 +297,6 @@ def _status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
     """The table, or with --json one object with the same facts (--ndjson: a repository a
     line), through the printer seam as `rq -q` prints: `index`, its `bytes`, `results`
     (a repository each) and the `problems` the checks found."""
-    from rq_engine.core.printers import Output, printer_for
     from rq_engine.store import status
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_path
