@@ -1,7 +1,8 @@
 """`rq --status`: what is indexed — the table, or its facts as JSON — after SQLite's quick check.
 
 stdout carries the table (or one object with --json, a repository a line with
---ndjson, through the printer seam); the problems found go to stderr as `rq: …`
+--ndjson, through the printer seam), its roots and names shown through
+core/escape.visible as every plain face shows paths (JSON keeps them exact); the problems found go to stderr as `rq: …`
 and a failed quick check exits 74. Stdlib + rq_engine only.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.escape import visible
 from rq_engine.core.printers import Output, printer_for
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ def status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
     printer = printer_for(json=json, ndjson=ndjson)
     db = index_db_path()
     if not db.exists():
-        note = f"no repositories indexed (no index at {db})"
+        note = visible(f"no repositories indexed (no index at {db})")
         printer.write(
             out, Output({"index": str(db), "bytes": 0}, [], [note], tail={"problems": []})
         )
@@ -78,7 +80,7 @@ def status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
     for r in repos:
         rows.append(
             (
-                r.identity,
+                visible(r.identity),  # (`local:` + a root: the user's data, as the roots)
                 "damaged" if r.id in found.damaged else r.status,
                 str(r.files),
                 str(r.symbols),
@@ -98,7 +100,9 @@ def status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
         if i:
             for co in repos[i - 1].checkouts:
                 branch = co.branch or "(no branch)"
-                lines.append(f"  {co.root}  {branch}  indexed {_when(co.indexed_at)}")
+                # a root's newline would start a forged line, its ESC drive the terminal
+                where = visible(f"  {co.root}  {branch}")
+                lines.append(f"{where}  indexed {_when(co.indexed_at)}")
             not_read = unread.summary(unread.decode(repos[i - 1].files_unread))
             if not_read:
                 lines.append(f"  {not_read}")
@@ -107,7 +111,8 @@ def status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
     lines.append("")
     lines.append(
         f"{len(repos)} repositories, {n_co} checkouts, {sum(r.files for r in repos)} files, "
-        f"{sum(r.symbols for r in repos)} symbols; index {db} {_size(size)} (with WAL)"
+        f"{sum(r.symbols for r in repos)} symbols; index {visible(str(db))} {_size(size)}"
+        " (with WAL)"
     )
     records = [_repo_json(r, "damaged" if r.id in found.damaged else r.status) for r in repos]
     problems = [*broken, *found.problems]

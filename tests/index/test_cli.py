@@ -199,6 +199,27 @@ def test_index_and_drop_honour_json(
     assert r.err == f"rq: {repo.root} is not indexed; nothing to drop\n"
 
 
+def test_status_shows_control_characters_in_roots_as_escapes(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """A checkout root is the user's data: a newline in it must not start a line of the
+    table (a forged repository), nor an ESC drive the terminal; --json keeps it exact."""
+    import json
+
+    repo = make_repo({"a.py": A}, name="we\nird\x1b[2Jroot")
+    assert rq("--index", str(repo.root)).code == 0
+    r = rq("--status")
+    assert r.code == 0 and r.err == ""
+    assert "\x1b" not in r.out and "\t" not in r.out
+    shown = str(repo.root).replace("\n", "\\n").replace("\x1b", "\\x1b")
+    lines = r.out.splitlines()
+    assert f"local:{shown}" in lines[1]  # the repository's row, whole on its line
+    assert any(line.startswith(f"  {shown}  main  indexed ") for line in lines), r.out
+    assert len(lines) == 5, r.out  # header, row, checkout, blank, totals
+    (row,) = json.loads(rq("--status", "--json").out)["results"]
+    assert row["checkouts"][0]["root"] == str(repo.root)
+
+
 def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None:
     import pty
     import subprocess
