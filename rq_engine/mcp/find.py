@@ -38,10 +38,10 @@ After = Callable[[], None] | None
 
 
 def outcome_of(a: Answer) -> str:
-    """hit | miss | not_yet: the CLI's exit 0 / 1 / 2."""
+    """hit | miss | nothing_readable | not_yet: the CLI's exit 0 / 1 / 3 / 2."""
     if a.hits:
         return "hit"
-    return "miss" if a.outcome == "miss" else "not_yet"
+    return {"miss": "miss", "unread": "nothing_readable"}.get(a.outcome, "not_yet")
 
 
 def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
@@ -65,7 +65,9 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         svc.anchor = None
     objs = [(h, hit_to_json(h, svc.cwd, explain)) for h in answer.hits]
     outcome = outcome_of(answer)
-    note = answer.note if outcome == "not_yet" else ""
+    note = answer.note if outcome in ("not_yet", "nothing_readable") else ""
+    if outcome == "miss" and answer.note:  # files here no plugin reads (rq -q's words)
+        note = f"no match in the files rq reads; {answer.note}"
     if filtered:
         objs = [
             (h, o)
@@ -92,7 +94,11 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         {"query": query, "coverage": answer.state, "outcome": outcome},
         results,
         [],
-        tail={"limit_reached": len(results) == limit, **bound.envelope(note)},
+        tail={
+            "limit_reached": len(results) == limit,
+            **bound.unread(answer.not_read if not answer.hits else (), outcome),
+            **bound.envelope(note),
+        },
     ).document()
     if outcome == "not_yet" and not note:
         reply["note"] = "the index is still warming: no match yet; retry, or see index_status"
