@@ -130,7 +130,11 @@ def _dispatch(a: argparse.Namespace) -> int:
         from rq_engine.cli import cmd_usage
 
         return cmd_usage.run(a)
-    if a.index is not None or a.status or a.drop is not None:
+    if a.status:
+        from rq_engine.cli import cmd_status
+
+        return cmd_status.run(a)
+    if a.index is not None or a.drop is not None:
         from rq_engine.cli import cmd_index
 
         return cmd_index.run(a)

@@ -66,6 +66,8 @@ SHAPES: dict[str, str] = {
     "not UTF-8": "set\udcff",  # the argument's bytes are b"set\xff"
 }
 FACES = {"plain": [], "json": ["--json"], "ndjson": ["--ndjson"]}
+# Shapes that name nothing (only scope separators): a usage error, not a search.
+NAMELESS = {"dots"}
 
 
 @pytest.fixture
@@ -93,8 +95,11 @@ def test_every_query_shape_answers_with_a_defined_exit_and_no_traceback(
         for face, flags in FACES.items():
             r = rq(*_query_args("-q", *flags, query=query), cwd=repo.root)
             what = f"{shape} ({face})"
-            assert r.code in (0, 1, 2), (what, r.code, r.err)
             _clean(r, what)
+            if shape in NAMELESS:
+                assert (r.code, r.out) == (64, "") and r.err, (what, r.code, r.err)
+                continue
+            assert r.code in (0, 1, 2), (what, r.code, r.err)
             if face == "json":
                 doc = json.loads(r.out)
                 assert doc["coverage"] == "complete" and len(doc["results"]) <= 20, what
@@ -130,6 +135,23 @@ def test_a_blank_query_is_the_same_usage_error_as_an_empty_one(
         for flags in (["-q"], ["-q", "--json"], ["-q", "--ndjson"]):
             r = rq(*flags, blank, cwd=repo.root)
             assert (r.code, r.out, r.err) == (64, "", empty.err), (flags, blank)
+
+
+def test_a_query_of_only_scope_separators_is_a_usage_error(
+    repo: Repo, rq: Callable[..., Run]
+) -> None:
+    # `::`, `.`, `#` and `\\` only separate a scope from a name: alone they name nothing,
+    # and a silent exit 1 would promise that "nothing" is absent
+    for query in ("::", ".", "#", "\\", " :: ", "...", "::.#\\", ". ."):
+        for flags in (["-q"], ["-q", "--json"], ["-q", "--ndjson"]):
+            r = rq(*flags, query, cwd=repo.root)
+            assert (r.code, r.out) == (64, ""), (query, flags, r)
+            assert len(r.err.splitlines()) == 1 and r.err.startswith("rq: "), (query, r.err)
+            assert "scope separators" in r.err, r.err
+    # a separator with a name beside it still searches, as does a lone `:` (no separator)
+    assert rq("-q", "::Order", cwd=repo.root).out.startswith("app/models.py:1")
+    assert rq("-q", "Order.", cwd=repo.root).out.startswith("app/models.py:1")
+    assert rq("-q", ":", cwd=repo.root).code == 1
 
 
 def test_bytes_that_are_not_utf8_are_read_as_latin1_letters(

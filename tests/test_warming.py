@@ -327,6 +327,34 @@ def test_outside_the_window_a_hit_hands_the_check_to_one_warmer(
     assert [g for g in spy.gits() if " status " in g] != []
 
 
+@pytest.mark.parametrize(
+    "miss", [["-q", "--no-wait", "Zebra"], ["--no-wait", "--text", "zebra"]], ids=["q", "text"]
+)
+def test_no_wait_misses_after_an_edit_inside_the_window_end_once_a_warmer_caught_up(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], spy: Spy, miss: list[str]
+) -> None:
+    """A `--no-wait` miss whose git check finds an unstaged edit says "not yet" (2) and
+    leaves the catch-up to a warmer. The verdict that nothing moved was just proved
+    wrong, so the warmer must start even inside the recheck window; once it has caught
+    up, the next miss is a plain, definitive one (1)."""
+    repo = make_repo(SRC)
+    window = {**spy.env, "RQ_WARM_RECHECK_MS": "3600000"}  # the whole test inside it
+    assert rq("--index", str(repo.root), env=window).code == 0
+    assert rq(*miss, cwd=repo.root, env=window).code == 1
+    spy.settled()
+    spy.clear()
+    (repo.root / "lib/util.py").write_text("def slugify(text):\n    return text.lower()\n")
+    r = rq(*miss, cwd=repo.root, env=window)
+    assert (r.code, r.out) == (2, ""), r.err
+    assert "changed since it was indexed" in r.err
+    spy.settled()
+    assert len(spy.warms()) == 1, spy.lines()  # handed off, and taken up
+    r = rq(*miss, cwd=repo.root, env=window)
+    assert r.code == 1 and "changed" not in r.err, r.err
+    spy.settled()
+    assert len(spy.warms()) == 1, spy.lines()  # nothing left to do: no second warmer
+
+
 def test_the_warmer_finishes_a_seeded_repository(
     make_repo: Callable[..., Repo], rq: Callable[..., Run], spy: Spy
 ) -> None:

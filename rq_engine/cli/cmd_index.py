@@ -1,8 +1,9 @@
-"""`rq --index [DIR]`, `rq --status`, `rq --drop [DIR]`: index management from the shell.
+"""`rq --index [DIR]` and `rq --drop [DIR]`: index management from the shell.
 
-stdout carries data only (the --status table); progress, summaries and errors
-go to stderr as `rq: …`. Stdlib + rq_engine only (the progress bar is a plain
-\\r line: rich costs ~80 ms to import and adds nothing here).
+`rq --status` is cmd_status.py's. stdout carries data only (with --json, the
+summary's facts); progress, summaries and errors go to stderr as `rq: …`.
+Stdlib + rq_engine only (the progress bar is a plain \\r line: rich costs
+~80 ms to import and adds nothing here).
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ from typing import TYPE_CHECKING, TextIO
 
 from rq_engine.core.diag import say
 from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.printers import Output, Printer, printer_for
 
 if TYPE_CHECKING:
-    from rq_engine.store.status import RepoRow
+    from rq_engine.index.stats import IndexStats
 
 
 def run(ns: argparse.Namespace) -> int:
     try:
-        if ns.status:
-            return _status(sys.stdout, json=ns.json, ndjson=ns.ndjson)
+        printer = printer_for(json=ns.json, ndjson=ns.ndjson)
+        data = ns.json or ns.ndjson  # the facts go to stdout: stderr says no more of them
         if ns.drop is not None:
-            return _drop(ns.drop)
-        return _index(ns.index if ns.index is not None else ".", ns.path or [])
+            return _drop(ns.drop, printer, data)
+        return _index(ns.index if ns.index is not None else ".", ns.path or [], printer, data)
     except sqlite3.Error as e:
         # e.g. "database is locked" past the busy timeout, a full disk, a corrupt file
         raise RqError(f"index error: {e}", ExitCode.IOERR) from e
@@ -82,7 +84,7 @@ class _Bar:
             self.out.flush()
 
 
-def _index(arg: str, subtrees: list[str]) -> int:
+def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
     from rq_engine.core.identity import checkout_for
     from rq_engine.index import gitstate, walker
 
@@ -142,6 +144,12 @@ def _index(arg: str, subtrees: list[str]) -> int:
             " indexed it; nothing of it is kept"
         )
         return int(ExitCode.INTERRUPTED)
+    if data:  # (--json, --ndjson: the summary is the data; only the pass's own notes stay)
+        from rq_engine.store.paths import index_db_file
+
+        head: dict[str, object] = {"index": index_db_file()}
+        printer.write(sys.stdout, Output(head, [_index_json(stats)], []))
+        return int(ExitCode.OK)
     from rq_engine.index.stats import notes
 
     extra = notes(stats)
@@ -162,6 +170,29 @@ def _index(arg: str, subtrees: list[str]) -> int:
     if stats.files_failed > len(stats.errors):
         say(f"  … and more ({stats.files_failed} failures in all)")
     return int(ExitCode.OK)
+
+
+def _index_json(stats: IndexStats) -> dict[str, object]:
+    """`rq --index --json`'s repository: the summary line's facts, exact (the files and
+    symbols the repository holds after the pass, as --status counts them, then what
+    this pass did)."""
+    return {
+        "repository": stats.identity,
+        "root": stats.root,
+        "coverage": "complete" if stats.complete else "warming",
+        "files": stats.files_total,
+        "symbols": stats.symbols_total,
+        "indexed": stats.files_indexed,
+        "removed": stats.files_deleted,
+        "skipped": stats.files_skipped,
+        "failed": stats.files_failed,
+        "not_utf8": stats.files_bad_encoding,
+        "symlinks": stats.files_symlinks,
+        "names_cut": stats.symbols_cut,
+        "seconds": round(stats.seconds, 3),
+        "not_read": dict(stats.files_unread),
+        "errors": list(stats.errors),  # (at most index/stats.MAX_ERRORS; `failed` counts all)
+    }
 
 
 def _rebuild_if_off(conn: sqlite3.Connection) -> None:
@@ -207,144 +238,39 @@ def _subtree(root: Path, base: Path, sub: str) -> str:
 # --- --drop ---------------------------------------------------------------------
 
 
-def _drop(arg: str) -> int:
+def _drop(arg: str, printer: Printer, data: bool) -> int:
+    """Forget DIR's repository; with --json, `{"index", "results": [the repository]}`
+    (empty, and exit 1, when it was not indexed)."""
     from rq_engine.index.indexer import drop_repository
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_path
 
     root = _dir(arg, "--drop")
-    if not index_db_path().exists():
-        say(f"{root} is not indexed; nothing to drop")
-        return int(ExitCode.MISS)
-    conn = connect(writer=True)
-    try:
-        d = drop_repository(conn, root)
-    finally:
-        conn.close()
+    d = None
+    if index_db_path().exists():
+        conn = connect(writer=True)
+        try:
+            d = drop_repository(conn, root)
+        finally:
+            conn.close()
+    if data:
+        records: list[dict[str, object]] = []
+        if d is not None:
+            records.append(
+                {
+                    "repository": d.identity,
+                    "checkouts": d.checkouts,
+                    "files": d.files,
+                    "symbols": d.symbols,
+                }
+            )
+        printer.write(sys.stdout, Output({"index": str(index_db_path())}, records, []))
     if d is None:
         say(f"{root} is not indexed; nothing to drop")
         return int(ExitCode.MISS)
-    s = "" if d.checkouts == 1 else "s"
-    say(f"dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols")
-    return int(ExitCode.OK)
-
-
-# --- --status -------------------------------------------------------------------
-
-
-def _when(ts: int | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "-"
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} B"
-
-
-def _status(out: TextIO, *, json: bool = False, ndjson: bool = False) -> int:
-    """The table, or with --json one object with the same facts (--ndjson: a repository a
-    line), through the printer seam as `rq -q` prints: `index`, its `bytes`, `results`
-    (a repository each) and the `problems` the checks found."""
-    from rq_engine.core.printers import Output, printer_for
-    from rq_engine.store import status
-    from rq_engine.store.db import connect
-    from rq_engine.store.paths import index_db_path
-
-    printer = printer_for(json=json, ndjson=ndjson)
-    db = index_db_path()
-    if not db.exists():
-        note = f"no repositories indexed (no index at {db})"
-        printer.write(
-            out, Output({"index": str(db), "bytes": 0}, [], [note], tail={"problems": []})
-        )
-        return int(ExitCode.OK)
-    from rq_engine.index import check
-    from rq_engine.lang import unread
-
-    try:
-        conn = connect(db, readonly=True)
-        try:
-            repos = status.repositories(conn)
-            # SQLite's quick check (every page read once), and the derived tables counted
-            # against the symbols: "complete" is never shown over a store that lost them
-            broken = check.sqlite_problems(conn, full=False)
-            found = check.derived(conn) if not broken else check.Findings()
-        finally:
-            conn.close()
-    except RqError:
-        raise
-    except Exception as e:  # a corrupt or foreign file at the index path
-        raise RqError(f"cannot read index {db}: {e}", ExitCode.IOERR) from e
-    rows = [("REPOSITORY", "COVERAGE", "FILES", "SYMBOLS", "SKIPPED", "FAILED", "UPDATED")]
-    for r in repos:
-        rows.append(
-            (
-                r.identity,
-                "damaged" if r.id in found.damaged else r.status,
-                str(r.files),
-                str(r.symbols),
-                str(r.files_skipped or 0),
-                str(r.files_failed or 0),
-                _when(r.updated_at),
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines: list[str] = []
-    for i, row in enumerate(rows):
-        cells = [
-            row[c].ljust(widths[c]) if c in (0, 1, 6) else row[c].rjust(widths[c])
-            for c in range(len(row))
-        ]
-        lines.append("  ".join(cells).rstrip())
-        if i:
-            for co in repos[i - 1].checkouts:
-                branch = co.branch or "(no branch)"
-                lines.append(f"  {co.root}  {branch}  indexed {_when(co.indexed_at)}")
-            not_read = unread.summary(unread.decode(repos[i - 1].files_unread))
-            if not_read:
-                lines.append(f"  {not_read}")
-    n_co = sum(len(r.checkouts) for r in repos)
-    size = status.database_bytes(db)
-    lines.append("")
-    lines.append(
-        f"{len(repos)} repositories, {n_co} checkouts, {sum(r.files for r in repos)} files, "
-        f"{sum(r.symbols for r in repos)} symbols; index {db} {_size(size)} (with WAL)"
-    )
-    records = [_repo_json(r, "damaged" if r.id in found.damaged else r.status) for r in repos]
-    problems = [*broken, *found.problems]
-    printer.write(
-        out, Output({"index": str(db), "bytes": size}, records, lines, tail={"problems": problems})
-    )
-    out.flush()
-    for p in found.problems:
-        say(f"{p}")
-    if broken:
-        more = f" and {len(broken) - 1} more" if len(broken) > 1 else ""
-        raise RqError(
-            f"the index {db} failed SQLite's quick check: {broken[0]}{more} (rq --check lists them)",
-            ExitCode.IOERR,
+    if not data:
+        s = "" if d.checkouts == 1 else "s"
+        say(
+            f"dropped {d.identity}: {d.checkouts} checkout{s}, {d.files} files, {d.symbols} symbols"
         )
     return int(ExitCode.OK)
-
-
-def _repo_json(r: RepoRow, coverage: str) -> dict[str, object]:
-    """A repository of `rq --status --json`: the table's row, its checkouts and the files
-    not read, with exact values (times as Unix seconds, null when never)."""
-    from rq_engine.lang import unread
-
-    return {
-        "repository": r.identity,
-        "coverage": coverage,
-        "files": r.files,
-        "symbols": r.symbols,
-        "skipped": r.files_skipped or 0,
-        "failed": r.files_failed or 0,
-        "updated_at": r.updated_at,
-        "checkouts": [
-            {"root": c.root, "branch": c.branch, "indexed_at": c.indexed_at} for c in r.checkouts
-        ],
-        "not_read": unread.decode(r.files_unread),
-    }

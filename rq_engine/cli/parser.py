@@ -99,7 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument(
         "-q", dest="oneshot", action="store_true", help="print results and exit (no picker)"
     )
-    q.add_argument("--json", action="store_true", help="one JSON array")
+    q.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object (also with --text, --index, --drop, --status, --check)",
+    )
     q.add_argument("--ndjson", action="store_true", help="one JSON object a line")
     q.add_argument(
         "--vimgrep",

@@ -155,15 +155,30 @@ def _surrogate_letter(m: re.Match[str]) -> str:
 
 
 def check_query(text: str) -> str:
-    """A query a face was given, made text (as_text), or UsageError when it is blank
-    or longer than MAX_QUERY_CHARS (the message names the limit)."""
+    """A query a face was given, made text (as_text), or UsageError when it is blank,
+    longer than MAX_QUERY_CHARS (the message names the limit) or names nothing."""
     text = as_text(text)
     n = len(text.strip())
     if not n:
         raise UsageError("a query is needed (rq -q QUERY)")
     if n > MAX_QUERY_CHARS:
         raise UsageError(f"the query is {n:,} characters long; the limit is {MAX_QUERY_CHARS:,}")
+    if names_nothing(text):
+        raise UsageError(
+            f"the query {text.strip()!r} is only scope separators; give a name"
+            " (Foo, Foo::bar, Foo.bar)"
+        )
     return text
+
+
+def names_nothing(text: str) -> bool:
+    """Whether `text` is only scope separators (and whitespace): `::`, `.`, `#`, `\\`.
+    Such a query has no name to match, so its miss would say nothing (a lone `:`
+    is no separator, and a `/` makes a path)."""
+    if "/" in text:
+        return False
+    parts, seps = split_scope(text)
+    return bool(seps) and not any(p.strip() for p in parts)
 
 
 # `struct file`, `enum pid_type`, `class Foo`: a definition asked for the way its

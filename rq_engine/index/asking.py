@@ -28,6 +28,7 @@ from rq_engine.index.fresh import (
     Tracked,
     _head_of,
     _tracked,
+    doubt,
     held_keys,
     stat_key,
 )
@@ -119,8 +120,12 @@ class Asking:
         finally:
             self.abandon()
         if s is None:
-            return Moved([], True, st, {})
-        return _decide(conn, root, st, repo_id, s, quick, dirs, self.since)
+            m = Moved([], True, st, {})
+        else:
+            m = _decide(conn, root, st, repo_id, s, quick, dirs, self.since)
+        if m.moved:  # (the last "nothing moved" is proved wrong: no one may trust it now)
+            doubt(conn, root, self.since)
+        return m
 
 
 class NoGit:

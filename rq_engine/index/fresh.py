@@ -24,7 +24,9 @@ held as edits. `fresh` is the hot path's question — does the stamp still match
 a verdict younger than RQ_WARM_RECHECK_MS (10 s)? — answered from one meta row
 and a few native reads, no fork (D16). An unstaged edit does not change the
 stamp, so it waits out the window; a miss never trusts the window, and a hit's
-results are revalidated by stat anyway (search/validate.py).
+results are revalidated by stat anyway (search/validate.py). A check that finds
+something moved drops the verdict it proves wrong (`doubt`), so the warmer a
+query leaves the catch-up to is not refused as "fresh" inside the window.
 
 Stdlib, rq_engine.core, rq_engine.lang's registry data and rq_engine.store only.
 """
@@ -261,6 +263,26 @@ def settle(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             (VERDICT + root, f"{_now_ms()} {stamp}"),
         )
+
+
+def doubt(conn: sqlite3.Connection, where: StrPath, since_ns: int) -> None:
+    """A check that started at `since_ns` (time.time_ns) found the work tree moved: the
+    verdict recorded before it, that nothing had, no longer holds. It goes, so that
+    until a catch-up settles a new one no answer trusts it and a query that leaves the
+    catch-up to the warmer (`--no-wait`, a budget cut short) does start one inside the
+    recheck window too (warm._needs asks `fresh`). A verdict recorded after the check
+    started (another rq caught up meanwhile) is kept: the delete names the value read.
+    Nothing on a read-only store."""
+    from rq_engine.store.txn import writable
+
+    key = VERDICT + os.fspath(where)
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    if row is None or not writable(conn):
+        return
+    at = str(row[0]).partition(" ")[0]
+    if at.isdigit() and int(at) > since_ns // 1_000_000:
+        return
+    conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (key, row[0]))
 
 
 def note_edits(conn: sqlite3.Connection, root: str | os.PathLike[str], paths: list[str]) -> None:

@@ -53,6 +53,16 @@ def envelope(note: str = "") -> dict[str, Any]:
     return {"truncated": False, "omitted": 0, "note": note}
 
 
+def unread(not_read: tuple[tuple[str, int], ...], outcome: str) -> dict[str, Any]:
+    """What a miss says of the files rq does not read, as `rq -q --json` carries it:
+    `not_read` ({"Kotlin": 12}) when there are some, and `nothing_readable` when the
+    repository holds no file rq reads (outcome `nothing_readable`, the CLI's exit 3)."""
+    facts: dict[str, Any] = {"not_read": dict(not_read)} if not_read else {}
+    if outcome == "nothing_readable":
+        facts["nothing_readable"] = True
+    return facts
+
+
 def add_note(reply: dict[str, Any], note: str) -> None:
     reply["note"] = f"{reply['note']} {note}".strip() if reply.get("note") else note
 

@@ -198,7 +198,9 @@ def _by_name(
     found = _named(hits, qualified)
     if not found:
         alts = [_hit_json(h, svc.cwd) for h in hits[:ALTERNATIVES]]
-        if answer.outcome == "miss" or (answer.hits and answer.state != "warming"):
+        if answer.outcome == "unread":  # no file here rq reads: not absent, not "yet" (exit 3)
+            outcome, note = "nothing_readable", answer.note
+        elif answer.outcome == "miss" or (answer.hits and answer.state != "warming"):
             outcome = "miss"
             note = f"no definition is named {qualified!r}" + (
                 "; the closest are in `alternatives`" if alts else ""
@@ -206,7 +208,8 @@ def _by_name(
         else:
             outcome = "not_yet"
             note = answer.note or "the index is still warming: no such definition yet"
-        return _miss(answer.state, outcome, note, alts), after
+        reply = _miss(answer.state, outcome, note, alts)
+        return {**reply, **bound.unread(answer.not_read, outcome)}, after
     best = found[0]
     t = sess.readable(best.abspath)
     alts = [_hit_json(h, svc.cwd) for h in found[1 : 1 + ALTERNATIVES]]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rq_engine.core.printers import Output
+from rq_engine.core.query import names_nothing
 from rq_engine.mcp import bound
 from rq_engine.mcp.schema import DEFAULT_LIMIT
 from rq_engine.mcp.scope import Session
@@ -37,16 +38,18 @@ After = Callable[[], None] | None
 
 
 def outcome_of(a: Answer) -> str:
-    """hit | miss | not_yet: the CLI's exit 0 / 1 / 2."""
+    """hit | miss | nothing_readable | not_yet: the CLI's exit 0 / 1 / 3 / 2."""
     if a.hits:
         return "hit"
-    return "miss" if a.outcome == "miss" else "not_yet"
+    return {"miss": "miss", "unread": "nothing_readable"}.get(a.outcome, "not_yet")
 
 
 def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
     query: str = args["query"]
     if not query.strip():
         raise bound.ToolError("query: must not be blank")
+    if names_nothing(query):  # (as `rq -q ::` refuses it)
+        raise bound.ToolError(f"query: {query.strip()!r} is only scope separators; give a name")
     limit: int = args.get("limit", DEFAULT_LIMIT)
     kinds: list[str] | None = args.get("kinds")
     prefix = _prefix(args.get("path_prefix"))
@@ -62,7 +65,9 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         svc.anchor = None
     objs = [(h, hit_to_json(h, svc.cwd, explain)) for h in answer.hits]
     outcome = outcome_of(answer)
-    note = answer.note if outcome == "not_yet" else ""
+    note = answer.note if outcome in ("not_yet", "nothing_readable") else ""
+    if outcome == "miss" and answer.note:  # files here no plugin reads (rq -q's words)
+        note = f"no match in the files rq reads; {answer.note}"
     if filtered:
         objs = [
             (h, o)
@@ -89,7 +94,11 @@ def find_symbol(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         {"query": query, "coverage": answer.state, "outcome": outcome},
         results,
         [],
-        tail={"limit_reached": len(results) == limit, **bound.envelope(note)},
+        tail={
+            "limit_reached": len(results) == limit,
+            **bound.unread(answer.not_read if not answer.hits else (), outcome),
+            **bound.envelope(note),
+        },
     ).document()
     if outcome == "not_yet" and not note:
         reply["note"] = "the index is still warming: no match yet; retry, or see index_status"

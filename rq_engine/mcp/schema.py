@@ -86,10 +86,16 @@ def _output(props: dict[str, Schema], required: list[str], **extra: Any) -> Sche
 
 _OUTCOME: Schema = {
     "type": "string",
-    "enum": ["hit", "miss", "not_yet", "filtered_out"],
+    "enum": ["hit", "miss", "not_yet", "filtered_out", "nothing_readable"],
     "description": "hit; miss (definitive: the index is complete and nothing matches);"
     " not_yet (the index is still warming: nothing YET, retry or see index_status);"
-    " filtered_out (matches exist but none of the best candidates passes the filters).",
+    " filtered_out (matches exist but none of the best candidates passes the filters);"
+    " nothing_readable (no file here is in a language rq reads: `not_read` names them).",
+}
+# What a miss says of the files rq has no plugin for, as `rq -q --json` does.
+_UNREAD: dict[str, Schema] = {
+    "not_read": {"type": "object", "additionalProperties": {"type": "integer"}},
+    "nothing_readable": {"type": "boolean"},
 }
 _LIMIT_REACHED: Schema = {
     "type": "boolean",
@@ -171,6 +177,7 @@ FIND_SYMBOL: Schema = {
             "outcome": _OUTCOME,
             "results": {"type": "array", "items": RESULT},
             "limit_reached": _LIMIT_REACHED,
+            **_UNREAD,
         },
         ["query", "outcome", "results", "limit_reached"],
     ),
@@ -252,9 +259,11 @@ SHOW_DEFINITION: Schema = {
         {
             "outcome": {
                 "type": "string",
-                "enum": ["hit", "miss", "not_yet"],
-                "description": "hit; miss (no such definition); not_yet (the index is warming).",
+                "enum": ["hit", "miss", "not_yet", "nothing_readable"],
+                "description": "hit; miss (no such definition); not_yet (the index is warming);"
+                " nothing_readable (no file here is in a language rq reads).",
             },
+            **_UNREAD,
             "definition": {"anyOf": [DEFINITION, {"type": "null"}]},
             "source": {"type": "string", "description": "The lines shown, as in the file."},
             "first_line": _NULLABLE_INT,
@@ -326,8 +335,9 @@ SEARCH_TEXT: Schema = {
         {
             "query": {"type": "string"},
             "ranker": {"type": "string"},
-            "outcome": {"type": "string", "enum": ["hit", "miss", "not_yet"]},
+            "outcome": {"type": "string", "enum": ["hit", "miss", "not_yet", "nothing_readable"]},
             "results": {"type": "array", "items": _TEXT_RESULT},
+            **_UNREAD,
             "limit_reached": _LIMIT_REACHED,
             "candidates_cut": {
                 "type": "boolean",

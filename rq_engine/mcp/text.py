@@ -75,8 +75,8 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         note = f"the index of {', '.join(real.warming)} is still warming: nothing yet"
     elif miss.outcome == "warming":
         outcome, note = "not_yet", miss.note
-    else:  # (nothing here rq reads, or files it does not read beside a miss: the note says)
-        outcome = "miss"
+    else:  # (files it does not read beside a miss: the note says; none it reads: exit 3's)
+        outcome = "nothing_readable" if miss.outcome == "unread" else "miss"
         note = "; ".join(w for w in (ranking.no_answer, miss.note) if w)
     reply: Reply = Output(
         {"query": words, "ranker": ranking.profile, "coverage": coverage, "outcome": outcome},
@@ -85,6 +85,7 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
         tail={
             "limit_reached": len(results) == limit,
             "candidates_cut": bool(ranking.truncated),
+            **bound.unread(miss.not_read if not results else (), outcome),
             **bound.envelope(note),
         },
     ).document()
@@ -97,7 +98,10 @@ def search_text(sess: Session, args: dict[str, Any]) -> tuple[Reply, After]:
             sess.conn,
             source="mcp",
             flags=usage.flags_key("text", ranker if ranker != RANKERS[0] else ""),
-            outcome={"hit": "hit", "miss": "miss"}.get(outcome, "warming"),
+            # (nothing readable is a miss against a ready index, for the counters, as rq's)
+            outcome={"hit": "hit", "miss": "miss", "nothing_readable": "miss"}.get(
+                outcome, "warming"
+            ),
             on_complete=not real.warming,
         )
         warm = _warm(sess, handoff)

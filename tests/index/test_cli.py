@@ -139,6 +139,87 @@ def test_status_and_check_honour_json(
     assert json.loads(r.out) == {"index": db, "ok": True, "results": []}
 
 
+def test_index_and_drop_honour_json(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], isolated_home: Path
+) -> None:
+    """`--index --json` is the summary line's facts as one object on stdout (a repository
+    per result, as --status's; --ndjson: a line), and stderr says nothing more; `--drop
+    --json` likewise, its miss an empty list with exit 1 and its one line."""
+    import json
+
+    db = str(isolated_home / "data" / "index.db")
+    repo = make_repo({"a.py": A, "b.py": B, "bin.py": "\x00", "game.lua": "x = 1\n"})
+    r = rq("--index", str(repo.root), "--json")
+    assert (r.code, r.err) == (0, "")
+    doc = json.loads(r.out)
+    assert doc["index"] == db
+    (row,) = doc["results"]
+    assert isinstance(row.pop("seconds"), float)
+    assert row == {
+        "repository": f"local:{repo.root}",
+        "root": str(repo.root),
+        "coverage": "complete",
+        "files": 2,
+        "symbols": 3,
+        "indexed": 2,
+        "removed": 0,
+        "skipped": 1,
+        "failed": 0,
+        "not_utf8": 0,
+        "symlinks": 0,
+        "names_cut": 0,
+        "not_read": {"Lua": 1},
+        "errors": [],
+    }
+    r = rq("--index", str(repo.root), "--ndjson")
+    assert (r.code, r.err) == (0, "")
+    (line,) = [json.loads(x) for x in r.out.splitlines()]
+    assert (line["indexed"], line["files"], line["coverage"]) == (0, 2, "complete")
+    # a seeded pass leaves a new repository's coverage warming, and says so in the object
+    seeded = make_repo({"app/a.py": A, "lib/b.py": B}, name="seeded")
+    r = rq("--index", str(seeded.root), "--path", "app", "--json")
+    assert (r.code, r.err) == (0, "")
+    assert json.loads(r.out)["results"][0]["coverage"] == "warming"
+
+    r = rq("--drop", str(repo.root), "--json")
+    assert (r.code, r.err) == (0, "")
+    assert json.loads(r.out) == {
+        "index": db,
+        "results": [
+            {
+                "repository": f"local:{repo.root}",
+                "checkouts": 1,
+                "files": 2,
+                "symbols": 3,
+            }
+        ],
+    }
+    r = rq("--drop", str(repo.root), "--json")
+    assert r.code == 1 and json.loads(r.out) == {"index": db, "results": []}
+    assert r.err == f"rq: {repo.root} is not indexed; nothing to drop\n"
+
+
+def test_status_shows_control_characters_in_roots_as_escapes(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """A checkout root is the user's data: a newline in it must not start a line of the
+    table (a forged repository), nor an ESC drive the terminal; --json keeps it exact."""
+    import json
+
+    repo = make_repo({"a.py": A}, name="we\nird\x1b[2Jroot")
+    assert rq("--index", str(repo.root)).code == 0
+    r = rq("--status")
+    assert r.code == 0 and r.err == ""
+    assert "\x1b" not in r.out and "\t" not in r.out
+    shown = str(repo.root).replace("\n", "\\n").replace("\x1b", "\\x1b")
+    lines = r.out.splitlines()
+    assert f"local:{shown}" in lines[1]  # the repository's row, whole on its line
+    assert any(line.startswith(f"  {shown}  main  indexed ") for line in lines), r.out
+    assert len(lines) == 5, r.out  # header, row, checkout, blank, totals
+    (row,) = json.loads(rq("--status", "--json").out)["results"]
+    assert row["checkouts"][0]["root"] == str(repo.root)
+
+
 def test_progress_bar_only_on_a_terminal(make_repo: Callable[..., Repo]) -> None:
     import pty
     import subprocess

@@ -20,6 +20,7 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("find_symbol", {}, "query: required"),
     ("find_symbol", {"query": ""}, "query: must not be empty"),
     ("find_symbol", {"query": "   "}, "query: must not be blank"),
+    ("find_symbol", {"query": "::"}, "query: '::' is only scope separators"),
     ("find_symbol", {"query": 7}, "query: expected string, got integer"),
     ("find_symbol", {"query": "x", "limit": 0}, "limit: must be at least 1"),
     ("find_symbol", {"query": "x", "limit": 1000}, "limit: must be at most 100"),

@@ -228,6 +228,49 @@ def test_a_miss_while_warming_says_not_yet_then_the_next_call_finds_it(
     assert absent["outcome"] == "miss"  # definitive only once complete
 
 
+def test_nothing_rq_reads_is_said_as_rq_q_says_it_never_not_yet(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    """Only files of languages rq has no plugin for: `rq -q` exits 3 naming them, and the
+    tools say the same (`nothing_readable`, `not_read`, the CLI's words in `note`), not
+    "not yet" (retrying would not help) nor "miss" (absent is not what is known)."""
+    repo = make_repo({"app/Main.kt": "fun main() {}\n", "app/Util.kt": "fun u() {}\n"}, name="kt")
+    repo.write("ios/View.swift", "func view() {}\n")
+    repo.commit()
+    assert rq("--index", str(repo.root)).code == 0
+    cli = rq("-q", "main", "--json", cwd=repo.root)
+    assert cli.code == 3
+    said = cli.err.removeprefix("rq: no match for 'main': ").rstrip("\n")
+
+    async def body(s: ClientSession) -> list[dict[str, Any]]:
+        return [
+            await ok(s, "find_symbol", {"query": "main"}),
+            await ok(s, "show_definition", {"qualified": "main"}),
+            await ok(s, "search_text", {"words": "main"}),
+        ]
+
+    found, shown, text = serve(repo.root, body)
+    assert (
+        said
+        == "nothing here rq reads (2 Kotlin, 1 Swift files not read: rq has no plugin for them)"
+    )
+    assert (found["outcome"], found["results"], found["note"]) == ("nothing_readable", [], said)
+    assert found["nothing_readable"] is True
+    assert found["not_read"] == json.loads(cli.out)["not_read"] == {"Kotlin": 2, "Swift": 1}
+    assert (shown["outcome"], shown["note"]) == ("nothing_readable", said)
+    assert text["outcome"] == "nothing_readable" and said in text["note"]
+
+    # beside a file rq reads, a miss is a miss, and it names what was not read (as rq -q)
+    repo.write("tool.py", "def tool():\n    pass\n")
+    repo.commit()
+    assert rq("--index", str(repo.root)).code == 0
+    cli = rq("-q", "main", "--json", cwd=repo.root)
+    assert cli.code == 1 and cli.err.endswith("; 2 Kotlin, 1 Swift files not read\n")
+    found = serve(repo.root, lambda s: ok(s, "find_symbol", {"query": "main"}))
+    assert (found["outcome"], found["not_read"]) == ("miss", {"Kotlin": 2, "Swift": 1})
+    assert "nothing_readable" not in found and "2 Kotlin, 1 Swift files not read" in found["note"]
+
+
 def test_all_repos_is_the_servers_choice(
     make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
