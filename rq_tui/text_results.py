@@ -32,32 +32,19 @@ LAYER = "text"  # Hit.layer of a text result (the explain pane says "via text")
 class TextHit(Hit):
     """A text result: a Hit plus the ranker's `Ranked` (score parts) and the node's containers."""
 
+    # Written by hand: Hit's fields come from a Hit. Equality, hashing and the repr
+    # read Hit's fields and these (core/record's `_fields`): the ranker's parts count.
     __slots__ = ("ranked", "chain", "children")
-    ranked: Ranked
-    chain: tuple[str, ...]  # container names, outermost (the file's base name) first
-    children: tuple[str, ...]  # qualified name of each ranked.explain.structure child
 
     def __init__(
         self, hit: Hit, ranked: Ranked, chain: tuple[str, ...], children: tuple[str, ...] = ()
     ) -> None:
         super().__init__(*(getattr(hit, n) for n in Hit.__slots__))
-        self.ranked = ranked
-        self.chain = chain
-        self.children = children
-
-    def _values(self) -> tuple[object, ...]:
-        own = (self.ranked, self.chain, self.children)
-        return (*(getattr(self, n) for n in Hit.__slots__), *own)
-
-    # (Hit's equality reads Hit's fields only: the ranker's parts count too)
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, TextHit)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
+        self.ranked: Ranked = ranked
+        # container names, outermost (the file's base name) first
+        self.chain: tuple[str, ...] = chain
+        # qualified name of each ranked.explain.structure child
+        self.children: tuple[str, ...] = children
 
     @property
     def chain_text(self) -> str:

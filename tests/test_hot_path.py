@@ -14,8 +14,9 @@ from tests.conftest import Repo, Run
 HEAVY = ("textual", "rich", "tree_sitter", "tree_sitter_language_pack", "mcp")
 
 # `re` with `enum` (~3 ms), `json` (~1 ms, and it loads re), the `sqlite3` package's
-# DB-API module with `datetime` (~2 ms): plain output needs none of them.
-LEAN = ("re", "enum", "json", "datetime", "sqlite3")
+# DB-API module with `datetime` (~2 ms): plain output needs none of them. Nor
+# `dataclasses` with `inspect` (~7 ms) or `typing` (~3 ms): values are core/record's.
+LEAN = ("re", "enum", "json", "datetime", "sqlite3", "dataclasses", "inspect", "typing")
 
 # Runs the real CLI entry point in-process, then reports what got imported (listed
 # before the report's own json is imported).

@@ -13,7 +13,8 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
+from rq_engine.core.record import Record
 
 # Tried in order when neither $VISUAL nor $EDITOR is set.
 DEFAULT_EDITORS = ("nvim", "vim", "vi", "nano")
@@ -45,8 +46,9 @@ class EditorNotFound(Exception):
     """The configured editor cannot be started; the message says which one and why."""
 
 
-@dataclass(frozen=True, slots=True)
-class EditorCommand:
+class EditorCommand(Record):
+    """What launch() runs; built once, never changed (frozen by convention: Record has no frozen form)."""
+
     argv: list[str]
     executable: str  # argv[0] resolved on PATH: what launch() runs
     source: str  # "VISUAL", "EDITOR" or "default": where the editor came from

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from rq_engine.core.value import field, value
+from rq_engine.core.record import Record, field
 from rq_engine.index import fts
 from rq_engine.store.txn import writable
 
@@ -36,8 +36,7 @@ TRIGGERS = frozenset(
 MAX_LISTED = 20
 
 
-@value
-class Findings:
+class Findings(Record):
     problems: list[str] = field(default_factory=list)  # one line each, for the user
     damaged: set[int] = field(default_factory=set)  # repositories whose derived tables disagree
 

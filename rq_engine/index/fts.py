@@ -32,8 +32,8 @@ from __future__ import annotations
 import os
 from collections.abc import Collection
 
+from rq_engine.core.record import Record
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.core.value import value
 from rq_engine.index import owner
 from rq_engine.store import derived
 from rq_engine.store.writes import transaction
@@ -44,8 +44,7 @@ NEEDS_REBUILD_KEY = "fts_needs_rebuild"
 TRIGGER_PREFIXES = ("symbols_fts_", "names_pending_")
 
 
-@value
-class Suspension:
+class Suspension(Record):
     token: str
 
 

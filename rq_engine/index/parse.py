@@ -15,7 +15,7 @@ import os
 from rq_engine.core.columns import SymbolRow as Row
 from rq_engine.core.columns import added_names
 from rq_engine.core.namekeys import NameRecord, name_record
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.index import bounds, reading
 
 # A NUL byte in the first 8 KiB means binary — git's own heuristic (xdiff's buffer_is_binary).
@@ -45,15 +45,13 @@ GONE = "gone"  # vanished between the walk and the read (a deletion)
 NO_PLUGIN = "no plugin"
 
 
-@value
-class Job:
+class Job(Record):
     path: str  # repo-relative
     language: str
     old_hash: str | None  # the indexed content hash, to skip a parse when only mtime moved
 
 
-@value
-class Parsed:
+class Parsed(Record):
     path: str
     language: str
     status: str

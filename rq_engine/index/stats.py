@@ -1,15 +1,14 @@
-"""What a pass reports: progress while it runs, the tally when it ends. Stdlib + core.value only."""
+"""What a pass reports: progress while it runs, the tally when it ends. Stdlib + core.record only."""
 
 from __future__ import annotations
 
-from rq_engine.core.value import field, value
+from rq_engine.core.record import Record, field
 
 # How many failure reasons a pass keeps for the report.
 MAX_ERRORS = 20
 
 
-@value
-class IndexProgress:
+class IndexProgress(Record):
     """One progress report: `phase` is walk|parse|finish; `done`/`total` count files to
     parse; `leaf_pending` how many files holding the query's leaf are not committed yet
     (0 once every literal match of it is in the index)."""
@@ -23,8 +22,7 @@ class IndexProgress:
     leaf_pending: int = 0
 
 
-@value
-class IndexStats:
+class IndexStats(Record):
     files_seen: int = 0  # files the walk found whose language a plugin knows
     files_indexed: int = 0  # parsed and written this pass
     files_unchanged: int = 0  # mtime+size short-circuit, or same content hash

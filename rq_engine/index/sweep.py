@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from rq_engine.core.cancel import CancelToken
 from rq_engine.core.identity import Checkout
+from rq_engine.core.record import Record
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.core.value import value
 from rq_engine.index import batch, crashpoints, dirrecord, fresh, fts, tiers
 from rq_engine.index.parse import Job, Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
@@ -54,8 +54,7 @@ COLD_TAIL_FILES = 128
 COLD_MIN_FILES = 200
 
 
-@value
-class Request:
+class Request(Record):
     """What a caller of run_index asked for (its parameters, as they are)."""
 
     active_files: tuple[str, ...]

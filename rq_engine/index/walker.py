@@ -29,7 +29,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.index import reading
 
 # `git ls-files` gives up after this long (s) and the native walker answers instead.
@@ -47,8 +47,7 @@ if TYPE_CHECKING:
 MAX_DEPTH = 64
 
 
-@value
-class Walk:
+class Walk(Record):
     """Repo-relative, '/'-separated paths in git's order, and how they were found."""
 
     paths: list[str]

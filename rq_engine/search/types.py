@@ -11,12 +11,10 @@ from __future__ import annotations
 from rq_engine.core.cancel import Cancelled, CancelToken
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
-from rq_engine.core.value import value
 
 
-@value(slots=True)
-class Hit:
-    """One ranked definition. Its fields are declared once, here (core/value builds the
+class Hit(Record):
+    """One ranked definition. Its fields are declared once, here (core/record builds the
     __init__, slots, equality and repr from them)."""
 
     root: str  # absolute checkout root the path is relative to

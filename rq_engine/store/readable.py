@@ -11,15 +11,14 @@ files not read is the last full pass's. Read on a miss only; stdlib + lang/unrea
 
 from __future__ import annotations
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
 
-@value
-class Verdict:
+class Verdict(Record):
     """`outcome`: miss (files rq reads are held) or unread (none are); `note`: what is not
     read, in lang/unread.py's words ('' when nothing); `not_read`: ((language, files),
     ...), most first, as `rq -q --json`'s `not_read` carries them."""

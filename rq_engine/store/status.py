@@ -8,18 +8,16 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 
 
-@value
-class CheckoutRow:
+class CheckoutRow(Record):
     root: str
     branch: str | None
     indexed_at: int | None
 
 
-@value
-class RepoRow:
+class RepoRow(Record):
     id: int
     identity: str
     status: str  # never | warming | complete

@@ -34,7 +34,7 @@ _UPSERT = (
 class UsageRow(Record):
     """One (day, source, flags) bucket of usage_daily."""
 
-    # Record rather than core.value: value imports `typing` (~7 ms on this path).
+    # written by hand: every search imports this, and a generated __init__ is compiled at import
     __slots__ = ("day", "source", "flags", "searches", "misses", "warming", "on_complete")
 
     def __init__(

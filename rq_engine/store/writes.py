@@ -12,8 +12,8 @@ import time
 from collections.abc import Iterable, Sequence
 
 from rq_engine.core.columns import BASE, SymbolRow, added_names
+from rq_engine.core.record import Record
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.core.value import value
 from rq_engine.store import refs
 from rq_engine.store.txn import (
     transaction as transaction,  # re-exported: writers say writes.transaction
@@ -102,8 +102,7 @@ def mark_checkout_indexed(conn: sqlite3.Connection, checkout_id: int) -> None:
 # --- files and symbols ------------------------------------------------------------
 
 
-@value
-class FileState:
+class FileState(Record):
     id: int
     mtime: int | None
     size: int | None
@@ -334,8 +333,7 @@ def set_coverage(
 # --- drop -------------------------------------------------------------------------
 
 
-@value
-class Dropped:
+class Dropped(Record):
     identity: str
     checkouts: int
     files: int

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text.graph import Node
 from rq_engine.text.service import Realization, TextAnswer
 
@@ -82,8 +82,7 @@ def bring_up(
     return None
 
 
-@value
-class _Caught:
+class _Caught(Record):
     moved: bool  # git named something that moved since the index was settled
     finished: bool  # what moved was reindexed: no deadline, Ctrl-C or --no-wait cut it
     settled: bool  # and the index is true to the work tree again (its verdict recorded)
@@ -122,8 +121,7 @@ def _catch_up(conn: sqlite3.Connection, co: Checkout, rid: int, wait: Wait) -> _
     return _Caught(moved.moved, True, True)
 
 
-@value
-class Miss:
+class Miss(Record):
     """What a text answer with no result means (confirm_miss). `outcome`: miss (absent
     from the files rq reads: exit 1) | unread (nothing here rq reads: exit 3) | warming
     (the work tree moved and is not caught up yet: exit 2) | "" (not one complete

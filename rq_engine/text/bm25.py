@@ -22,7 +22,7 @@ import heapq
 import math
 from collections.abc import Mapping, Sequence
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import lexical
 from rq_engine.text.query import (
     Explain,
@@ -43,8 +43,7 @@ if TYPE_CHECKING:
     from rq_engine.text.rerank import GraphView, Key
 
 
-@value
-class Bm25Profile:
+class Bm25Profile(Record):
     """The versioned profile: every number that changes a ranking is here, under one id."""
 
     id: str = "text-ranker/bm25-v1"

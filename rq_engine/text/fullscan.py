@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import lexical
 from rq_engine.text.graph import Graph
 from rq_engine.text.query import Explain, FieldPart, Ranked, Ranking, TermPart, TextQuery, popcount
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from rq_engine.core.cancel import CancelToken
 
 
-@value
-class FullScanProfile:
+class FullScanProfile(Record):
     id: str = "text-ranker/full-scan-v1"
     weights: tuple[tuple[str, int], ...] = (("name", 3), ("qualified", 2), ("kind", 1), ("path", 1))
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 
 from rq_engine.core.errors import ExitCode, RqError
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import lexical
 
 # A cached text query reads only Node from here: hashlib and json are imported by
@@ -100,8 +100,7 @@ def file_id(repository: str, path: str) -> str:
     return stable_id(repository, path, FILE_KIND, "")
 
 
-@value
-class Node:
+class Node(Record):
     id: str
     kind: str
     name: str
@@ -127,8 +126,7 @@ class Node:
         return lexical.project(self.id, self.name, self.qualified, self.kind, self.path)
 
 
-@value
-class Edge:
+class Edge(Record):
     src: str
     dst: str
     kind: str = CONTAINS

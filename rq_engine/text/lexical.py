@@ -14,7 +14,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text.segment import ASCII_IDENT, ASCII_PART, identifiers, normalize, segment
 
 #: Bump when anything below changes the terms a field produces (segmentation,
@@ -131,8 +131,7 @@ def analyze_field(field: str, value: str | None) -> list[str]:
 _JSON_PLAIN = re.compile(r'[^"\\\x00-\x1f]*\Z')
 
 
-@value
-class LexicalDocument:
+class LexicalDocument(Record):
     """The canonical projection of one node: what the text rankers may read, nothing else.
 
     Fields are NFC-normalised and bounded (FIELD_MAX_CHARS) by `project`; None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from rq_engine.core.errors import UsageError
-from rq_engine.core.value import field, value
+from rq_engine.core.record import Record, field
 from rq_engine.text import lexical
 
 #: A query is a few words; past this many distinct units it is a paragraph, and
@@ -17,8 +17,7 @@ MAX_UNITS = 32
 MAX_QUERY_CHARS = 1024
 
 
-@value
-class TextQuery:
+class TextQuery(Record):
     """An analyzed query. `units` are the words that must be accounted for (coverage);
     `cover` maps every scoring term (units and compounds) to the units it covers."""
 
@@ -47,16 +46,14 @@ class TextQuery:
         return [u for i, u in enumerate(self.units) if mask >> i & 1]
 
 
-@value
-class FieldPart:
+class FieldPart(Record):
     field: str
     count: int  # occurrences of the term in the field
     weight: int  # the field's weight in the profile
     contribution: float  # this field's share of the term's score
 
 
-@value
-class TermPart:
+class TermPart(Record):
     term: str
     idf: float
     tf: float  # weighted term frequency (sum of weight x count over fields)
@@ -64,15 +61,13 @@ class TermPart:
     fields: tuple[FieldPart, ...]
 
 
-@value
-class StructurePart:
+class StructurePart(Record):
     child: str  # stable ID of the child that matched
     units: tuple[str, ...]
     contribution: float
 
 
-@value
-class Feature:
+class Feature(Record):
     """A named adjustment on top of the lexical score: `op` is "+" (added) or "x" (multiplied)."""
 
     name: str
@@ -81,16 +76,14 @@ class Feature:
     detail: str
 
 
-@value
-class Explain:
+class Explain(Record):
     terms: tuple[TermPart, ...]
     structure: tuple[StructurePart, ...] = ()
     norm: str = ""  # how length normalisation read this document, for the reader
     features: tuple[Feature, ...] = ()
 
 
-@value
-class Ranked:
+class Ranked(Record):
     """One ranked node: `score` = `lexical` + `structure`. `mask` = units it covers."""
 
     id: str
@@ -102,8 +95,7 @@ class Ranked:
     explain: Explain | None = None
 
 
-@value
-class Ranking:
+class Ranking(Record):
     """A ranker's whole answer. `results` are accepted, ranked, not yet cut to a limit.
 
     `truncated`: the candidate ceiling refused some documents (results are then

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from rq_engine.core.paths import is_test_path
 from rq_engine.core.query import split_scope
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import lexical
 from rq_engine.text.graph import Node
 from rq_engine.text.query import Feature, TextQuery
@@ -62,8 +62,7 @@ for _kind, _words in lexical.KIND_TERMS.items():
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})
 
 
-@value
-class RerankProfile:
+class RerankProfile(Record):
     structure_weight: float  # per child-covered unit, x its IDF
     exact_weight: float  # per spelled unit, x its IDF
     derived_prior: float  # x for a compiled/declaration twin of a source definition
@@ -72,8 +71,7 @@ class RerankProfile:
     depth: int  # structure and exact are computed for this many lexical leaders
 
 
-@value
-class Adjusted:
+class Adjusted(Record):
     score: float
     structure: float
     gained: int  # units its children cover that it lacks

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rq_engine.core.defaults import TEXT_LIMIT
 from rq_engine.core.errors import ExitCode, RqError, UsageError
-from rq_engine.core.value import field, value
+from rq_engine.core.record import Record, field
 from rq_engine.text import bm25, memory
 from rq_engine.text.graph import Edge, Graph, Node
 from rq_engine.text.query import Ranking, TextQuery
@@ -60,8 +60,7 @@ if TYPE_CHECKING:
         def by_id(self) -> Mapping[str, Node]: ...
 
 
-@value
-class PinnedView:
+class PinnedView(Record):
     """The nodes of a cached answer (results, their containers, explained children),
     read from the pinned generation."""
 
@@ -69,8 +68,7 @@ class PinnedView:
     by_id: Mapping[str, Node]
 
 
-@value
-class CacheState:
+class CacheState(Record):
     """How a bm25-v1 answer was served (rq_engine/text/cache/manager.py's ladder)."""
 
     state: str  # hit | delta | edge | rebuilt | memory | off
@@ -79,8 +77,7 @@ class CacheState:
     ms: float = 0.0  # what choosing (and building) the state took
 
 
-@value
-class Realization:
+class Realization(Record):
     """A pinned graph and where its paths live on disk (repository identity -> checkout root)."""
 
     graph: Graph | GraphFacts
@@ -98,8 +95,7 @@ class Realization:
         return self.graph
 
 
-@value
-class TextAnswer:
+class TextAnswer(Record):
     ranking: Ranking
     realization: Realization
     limit: int | None

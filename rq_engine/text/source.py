@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from rq_engine.core.errors import ExitCode, RqError
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.lang import registry
 from rq_engine.store.repos import locate
 from rq_engine.text.graph import (
@@ -27,8 +27,7 @@ from rq_engine.text.graph import (
 )
 
 
-@value
-class _Sym:
+class _Sym(Record):
     name: str
     kind: str
     parent: str | None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import lexical
 from rq_engine.text.bm25 import Bm25Profile, Weigher
 from rq_engine.text.cache import schema
@@ -24,8 +24,7 @@ class CacheLimit(BadGeneration):
     """The repository's projection is past a limit: this generation is not published."""
 
 
-@value
-class Fact:
+class Fact(Record):
     """One symbol node as a generation stores it (the graph's facts, not its positions)."""
 
     id: str
@@ -56,8 +55,7 @@ def facts(graph: Graph) -> list[Fact]:
     return out
 
 
-@value
-class Analyzed:
+class Analyzed(Record):
     """A fact with what the profile makes of it."""
 
     fact: Fact

@@ -23,7 +23,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from typing import Any
 
-from rq_engine.core.value import field, value
+from rq_engine.core.record import Record, field
 from rq_engine.text.bm25 import Bm25Profile, Weigher
 from rq_engine.text.cache import schema
 from rq_engine.text.cache.build import Analyzed, CacheLimit, Fact, analyze, seal_rows
@@ -34,8 +34,7 @@ class NeedFull(Exception):
     """The delta cannot be applied exactly here (no room between keys): build in full."""
 
 
-@value
-class Classified:
+class Classified(Record):
     added: list[Fact] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[Fact] = field(default_factory=list)
@@ -43,8 +42,7 @@ class Classified:
     unchanged: int = 0
 
 
-@value
-class _Prior:
+class _Prior(Record):
     doc: int
     fp: bytes
     fact: Fact

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import bm25, lexical
 from rq_engine.text.cache import schema, store
 from rq_engine.text.cache.manifest import (
@@ -41,8 +41,7 @@ if TYPE_CHECKING:
 MAX_DELTA_PATHS = 5_000
 
 
-@value
-class Served:
+class Served(Record):
     state: str  # hit | delta | edge | rebuilt | memory
     note: str
     gen: Generation | None = None
@@ -55,8 +54,7 @@ class _Defer(Exception):
     """A full build is due and is not to be done in this process."""
 
 
-@value
-class _Token:
+class _Token(Record):
     store: str
     rid: int
     seq: int
@@ -171,8 +169,7 @@ def compact_at() -> int:
         return 5000
 
 
-@value
-class _Prior:
+class _Prior(Record):
     gen: Generation  # the current generation (a base, or an overlay over one)
     base: str  # its base's file name
 

@@ -16,7 +16,7 @@ import json
 import re
 from importlib import import_module
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,8 +50,7 @@ class BadGeneration(Exception):
     """A generation that must not be served (corrupt, incomplete, incompatible, mismatched)."""
 
 
-@value
-class Limits:
+class Limits(Record):
     """Checked before publication: a generation past any of them is never published."""
 
     docs: int = 2_000_000  # (a full build's memory grows with it: Go std's 261k took 0.8 GB)
@@ -60,8 +59,7 @@ class Limits:
     bytes: int = 8 << 30
 
 
-@value
-class Manifest:
+class Manifest(Record):
     format: int
     analyzer: str
     profile: str

@@ -20,7 +20,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from rq_engine.core.value import value
+from rq_engine.core.record import Record
 from rq_engine.text import bm25
 from rq_engine.text.cache import schema
 from rq_engine.text.cache.manifest import BadGeneration, Manifest, parse
@@ -115,8 +115,7 @@ def open_generation(path: Path, profile: bm25.Bm25Profile, *, deep: bool = False
         raise
 
 
-@value
-class _Row:
+class _Row(Record):
     node: Node
     parent: int | None
     length: int
