@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.errors import ExitCode, RqError
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms to import
 if TYPE_CHECKING:
@@ -29,8 +29,6 @@ def run(ns: argparse.Namespace) -> int:
     from rq_engine.store.db import connect
     from rq_engine.store.paths import index_db_file
 
-    if ns.query:
-        raise UsageError(f"--check takes no query (got {ns.query!r})")
     printer = printer_for(json=ns.json, ndjson=ns.ndjson)
     db = index_db_file()
     if not os.path.exists(db):

@@ -1,7 +1,7 @@
 """`rq --usage`: the usage_daily counters as a table (or `--json`), read-only.
 
 stdout carries the data; errors go through RqError (exit 74 for an unreadable
-index, 64 for a bad combination of flags). Stdlib + rq_engine.store only: no
+index; cli/args.py refuses a bad combination of flags). Stdlib + rq_engine.store only: no
 search, index or UI module is imported to print counters.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.errors import ExitCode, RqError
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms to import; mypy honours a local flag
 if TYPE_CHECKING:
@@ -23,10 +23,6 @@ KEYS = ("day", "source", "flags", "searches", "misses", "warming", "on_complete"
 
 
 def run(ns: argparse.Namespace) -> int:
-    if ns.query:
-        raise UsageError(f"--usage takes no query (got {ns.query!r})")
-    if getattr(ns, "ndjson", False):
-        raise UsageError("--usage prints a table or --json, not --ndjson")
     rows = _read()
     if rows is None:
         return int(ExitCode.OK)
