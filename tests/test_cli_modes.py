@@ -5,7 +5,9 @@ and the combinations the docs promise still run."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +176,31 @@ def test_what_only_a_one_shot_answer_reads_answers_once_on_a_terminal(
     code = p.wait(timeout=30)
     assert "a.py:1" in p.text and "F1 help" not in p.text, p.text
     assert code == 0, p.text
+
+
+def fake_tmux(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A `tmux` on PATH that records the popup's command and answers nothing: rq then
+    sees the popup closed from outside (130)."""
+    bin_dir = tmp_path / "fake-tmux"
+    bin_dir.mkdir()
+    log = tmp_path / "tmux.argv"
+    script = bin_dir / "tmux"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {log}\nexit 0\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "TMUX": f"{tmp_path}/s,1,0"}
+    return env | {"EDITOR": "true"}, log
+
+
+def test_tmux_hands_the_anchor_to_the_popup(
+    tmp_path: Path, make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo({"a.py": "def alpha():\n    pass\n"})
+    env, log = fake_tmux(tmp_path)
+    r = rq("--tmux", "--anchor", "a.py:2", "alpha", cwd=repo.root, env=env)
+    assert r.code == 130, r.err
+    assert "--anchor a.py:2" in log.read_text().splitlines()[-1]
+    # a bad one is said here, before any popup
+    log.unlink()
+    r = rq("--tmux", "--anchor", "nope.py:2", "alpha", cwd=repo.root, env=env)
+    assert (r.code, r.err) == (64, "rq: --anchor nope.py:2: no such file\n")
+    assert not log.exists()
