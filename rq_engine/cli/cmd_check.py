@@ -4,8 +4,8 @@ Runs SQLite's `integrity_check`, the foreign-key check, FTS5's own integrity
 check (when the store is writable: it is an INSERT that writes nothing) and the
 derived-table agreement of index/check.py. The problems go to stdout, one a line
 (the report is the data; with --json one object, `{"index", "ok", "results":
-[{"problem"}]}`, through the printer seam as `rq -q` prints); stderr has one
-`rq:` line. Migrates nothing and repairs nothing: `rq --index` repairs what a
+[{"problem"}]}`, through the printer seam as `rq -q` prints; plain lines through
+core/escape.visible, JSON exact); stderr has one `rq:` line. Migrates nothing and repairs nothing: `rq --index` repairs what a
 dead writer left. Stdlib + rq_engine.
 """
 
@@ -15,6 +15,7 @@ import os
 import sys
 
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.escape import visible
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms to import
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def run(ns: argparse.Namespace) -> int:
     printer = printer_for(json=ns.json, ndjson=ns.ndjson)
     db = index_db_file()
     if not os.path.exists(db):
-        note = f"no index at {db}: nothing to check"
+        note = visible(f"no index at {db}: nothing to check")
         printer.write(sys.stdout, Output({"index": db, "ok": True}, [], [note]))
         return int(ExitCode.OK)
     conn = connect(db, migrate=False)  # read-only when the store cannot be written
@@ -44,7 +45,8 @@ def run(ns: argparse.Namespace) -> int:
         problems = [str(e)]
     finally:
         conn.close()
-    lines = problems or [f"{db}: ok"]
+    # (the index path is the user's, a problem may quote a name: shown as --status shows them)
+    lines = [visible(line) for line in problems or [f"{db}: ok"]]
     records: list[dict[str, object]] = [{"problem": p} for p in problems]
     printer.write(sys.stdout, Output({"index": db, "ok": not problems}, records, lines))
     sys.stdout.flush()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.escape import visible
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms to import; mypy honours a local flag
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ KEYS = ("day", "source", "flags", "searches", "misses", "warming", "on_complete"
 
 
 def run(ns: argparse.Namespace) -> int:
-    rows = _read()
+    rows = _read(json=bool(ns.json))
     if rows is None:
         return int(ExitCode.OK)
     if ns.json:
@@ -33,8 +34,8 @@ def run(ns: argparse.Namespace) -> int:
     return int(ExitCode.OK)
 
 
-def _read() -> list[UsageRow] | None:
-    """All rows, or None after saying there is no index at all."""
+def _read(*, json: bool) -> list[UsageRow] | None:
+    """All rows, or None after saying there is no index at all (--json: an empty array)."""
     import sqlite3
 
     from rq_engine.store.db import connect
@@ -43,8 +44,9 @@ def _read() -> list[UsageRow] | None:
 
     db = index_db_path()
     if not db.exists():
-        # Not an error: nothing has searched yet, so there is nothing to count.
-        print(f"no usage recorded yet (no index at {db})")
+        # Not an error: nothing has searched yet, so there is nothing to count. (The
+        # path is the user's RQ_HOME: shown as --status shows it.)
+        print("[]" if json else visible(f"no usage recorded yet (no index at {db})"))
         return None
     conn = connect(db, readonly=True)  # RqError (74) on an unopenable file
     try:
