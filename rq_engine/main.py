@@ -95,20 +95,17 @@ def entry() -> None:
 
 
 def _dispatch(a: argparse.Namespace) -> int:
+    # (which flags go together was checked in cli/args.py, with the arguments)
+    if a.bind is not None:  # checked whatever the mode, before anything runs
+        _use_bind(a.bind)
     if a.version:
         from rq_engine.cli.version import describe
 
         print(describe())
         return 0
-    # --shell, --man and --bind are absent from the namespace unless given (cli/parser.py)
-    shell, man = a.shell, a.man
-    if shell is not None or man:
-        return _print_text(a, shell)
-    if a.bind is not None:
-        _use_bind(a.bind)
+    if a.shell is not None or a.man:
+        return _print_text(a.shell)
     if a.mcp:  # (a store problem is each call's tool error, not a server that never starts)
-        if a.query:
-            raise RqError("--mcp takes no query: the agent sends them", ExitCode.USAGE)
         from rq_engine.mcp import server
 
         return server.run(a)
@@ -153,8 +150,10 @@ def _dispatch(a: argparse.Namespace) -> int:
     # The picker draws on stderr, so `--print` works with stdout captured (`loc=$(rq --print)`).
     tty_out = sys.stdout.isatty() or (a.print_only and sys.stderr.isatty())
     interactive = sys.stdin.isatty() and tty_out
+    from rq_engine.cli.args import wants_one_shot  # (loaded by parse)
+
     opener = a.open or a.show or a.web  # the best match, opened (cli/openers.py)
-    if a.oneshot or a.json or a.ndjson or opener or not interactive:
+    if wants_one_shot(a) or opener or not interactive:  # (--json, --explain, ...: no picker)
         if not a.query or not a.query.strip():  # blank and empty alike
             form = "-o" if a.open else "--show" if a.show else "--web" if a.web else "-q"
             raise RqError(f"a query is needed (rq {form} QUERY)", ExitCode.USAGE)
@@ -176,13 +175,8 @@ def _dispatch(a: argparse.Namespace) -> int:
     return app.run(a)
 
 
-def _print_text(a: argparse.Namespace, shell: str | None) -> int:
+def _print_text(shell: str | None) -> int:
     """`rq --shell SHELL` (key bindings and completion) or `rq --man` (roff) on stdout."""
-    if shell is not None and a.man:
-        raise RqError("--shell and --man are exclusive", ExitCode.USAGE)
-    form = f"--shell {shell}" if shell is not None else "--man"
-    if a.query is not None:
-        raise RqError(f"{form} takes no query", ExitCode.USAGE)
     if shell is not None:
         from rq_engine.cli.shell import snippet
 

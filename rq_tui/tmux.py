@@ -65,6 +65,8 @@ def picker_command(ns: argparse.Namespace, theme: str, out: Path, status: Path) 
         argv.append("--all-repos")
     if ns.limit:
         argv += ["--limit", str(ns.limit)]
+    if ns.anchor is not None:  # (FILE is relative to cwd, the popup's directory too)
+        argv += ["--anchor", ns.anchor]
     if ns.query:
         argv += ["--", ns.query]
     o, s = shlex.quote(str(out)), shlex.quote(str(status))
@@ -104,6 +106,10 @@ def run(ns: argparse.Namespace) -> int:
         except editor.EditorNotFound as e:
             raise RqError(str(e), ExitCode.IOERR) from e
     cwd = Path.cwd()
+    if ns.anchor is not None:  # a bad one: one line and 64 here, not in the popup
+        from rq_engine.search.anchor import Anchor
+
+        Anchor.parse(ns.anchor, str(cwd))
     with tempfile.TemporaryDirectory(prefix="rq-tmux-") as tmp:
         out, status = Path(tmp) / "choice", Path(tmp) / "status"
         cmd = ["tmux", "display-popup", "-EE", "-d", str(cwd), "-w", width]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +162,30 @@ def test_the_picker_panes_show_names_and_source_escaped(evil: Repo) -> None:
         assert results(brackets).render_line(0).text.lstrip().startswith(f"{BRACKETS}:1")
 
     drive(brackets, literal)
+
+
+# An index directory whose name holds a newline and a colour: RQ_HOME is the user's.
+HOME_NAME = "rq\nhome\x1b[31m"
+HOME_SHOWN = "rq\\nhome\\x1b[31m"
+
+
+@pytest.mark.parametrize("indexed", [False, True], ids=["no-index", "indexed"])
+def test_check_and_usage_show_the_index_path_escaped(
+    indexed: bool, tmp_path: Path, make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    home = tmp_path / HOME_NAME
+    env = {"RQ_HOME": str(home)}
+    db = f"{home}/index.db"
+    if indexed:
+        repo = make_repo({"a.py": "def alpha():\n    pass\n"})
+        assert rq("--index", str(repo.root), env=env).code == 0
+    for argv in (["--check"], ["--usage"], ["--status"]):
+        r = rq(*argv, env=env)
+        assert r.code == 0, (argv, r.err)
+        assert "\x1b" not in r.out + r.err, (argv, r.out)
+        if argv != ["--usage"] or not indexed:  # (a usage table names no path)
+            assert db.replace(HOME_NAME, HOME_SHOWN) in r.out, (argv, r.out)
+    # JSON carries the exact path (and --usage --json is JSON with no index too)
+    assert json.loads(rq("--check", "--json", env=env).out)["index"] == db
+    usage = json.loads(rq("--usage", "--json", env=env).out)
+    assert isinstance(usage, list)

@@ -4,7 +4,8 @@ The one-shot forms a shell, an editor or an agent sends on every search (`rq -q
 [--json|--ndjson|--vimgrep] [--print0] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
 [--anchor FILE:LINE[:COL]] [-C DIR] QUERY`, and `-o/--open`, `--show`, `--web` in place of `-q`) are read here directly; anything else goes to the full argparse
 parser in cli/parser.py (argparse, gettext and locale cost ~4.5 ms of a ~40 ms
-search). Both give the same namespace; a test holds them to it.
+search). Both give the same namespace; a test holds them to it. Then one table, TAKES,
+says which flags go with which mode, whichever parser read them.
 """
 
 from __future__ import annotations
@@ -121,6 +122,133 @@ def _fast(argv: list[str]) -> SimpleNamespace | None:
     return ns
 
 
+# Which flags go with which mode: the rule, in one place (docs/cli.md, "Which flags go
+# together"). A command line does one thing, its mode: the command flag it names
+# (`--index`, `--text`, `-o`, ...) or, with none, a query. A query is answered once when
+# it names what only a one-shot answer reads (ONE_SHOT), picked from when it names what
+# only the picker reads (`--print`, `--theme`, `--tmux`); with neither, the terminal
+# decides. Each mode lists the flags it honours: any other given with it is a usage
+# error naming both (64), never a flag silently ignored. Every mode takes -C (where it
+# runs) and --bind (checked, whatever the face, as the RQ_BIND it replaces).
+_QUERY = ("query", "limit", "all_repos", "anchor", "vimgrep", "print0")
+ONE_SHOT = ("oneshot", "json", "ndjson", "explain", "wait", "no_wait")
+_PICKER = ("print_only", "theme", "tmux")
+_OPENED = ("query", "oneshot", "all_repos", "anchor", "wait", "no_wait")
+_JSON = ("json", "ndjson")
+_RANKED = ("oneshot", *_JSON, "explain", "limit", "all_repos", "wait", "no_wait")  # (--text's)
+TAKES: dict[str, tuple[str, ...]] = {
+    "query": _QUERY,
+    "oneshot": (*_QUERY, *ONE_SHOT),
+    "picker": (*_QUERY, *_PICKER),
+    "open": _OPENED,
+    "show": _OPENED,
+    "web": _OPENED,
+    "text": (*_RANKED, "ranker", "graph"),
+    "export_graph": ("graph",),
+    "graph": (),  # --graph FILE alone: the file's summary
+    "index": (*_JSON, "path"),
+    "drop": _JSON,
+    "status": _JSON,
+    "check": _JSON,
+    "usage": ("json",),  # (a table or one array: no stream of lines)
+    "mcp": ("all_repos",),  # (the agent sends the query and the rest)
+    "warm": (),
+    "version": (),
+    "shell": (),
+    "man": (),
+}
+# The commands, in the order an "are exclusive" error names two of them. --graph is a
+# command alone and otherwise the source --text or --export-graph reads.
+_COMMANDS = (
+    *("version", "shell", "man", "mcp", "index", "drop", "status", "check", "usage", "warm"),
+    *("text", "export_graph", "open", "show", "web"),
+)
+_GLOBAL = ("cwd", "bind")
+# Flags one mode takes that do not go together.
+EXCLUSIVE = (
+    ("json", "ndjson"),
+    *((form, other) for form in ("vimgrep", "print0") for other in ("json", "ndjson", "explain")),
+    ("wait", "no_wait"),
+    # a graph.json is one repository, read as it is: nothing to search beside it or wait for
+    *(("graph", other) for other in ("all_repos", "wait", "no_wait")),
+)
+# Said after "--X takes no query".
+_NO_QUERY_HINT = {
+    "mcp": ": the agent sends them",
+    "text": ": give the words to --text",
+    "index": " (one DIR: {q!r} is a second)",
+    "drop": " (one DIR: {q!r} is a second)",
+    "graph": ": it goes with --text WORDS or --export-graph FILE",
+}
+_SPELLED = {"oneshot": "-q", "print_only": "--print", "cwd": "-C", "query": "a query"}
+
+
+def _given(ns: object, name: str) -> bool:
+    value = getattr(ns, name, None)
+    return value is not None and value is not False
+
+
+def _flag(name: str) -> str:
+    return _SPELLED.get(name) or "--" + name.replace("_", "-")
+
+
+def mode_of(ns: argparse.Namespace) -> str:
+    """The one thing the command line asks for: a key of TAKES (UsageError when it
+    names two commands)."""
+    commands = [c for c in _COMMANDS if _given(ns, c)]
+    if not commands and _given(ns, "graph"):
+        commands = ["graph"]
+    if len(commands) > 1:
+        raise UsageError(f"{_flag(commands[0])} and {_flag(commands[1])} are exclusive")
+    if commands:
+        return commands[0]
+    if any(_given(ns, f) for f in ONE_SHOT):
+        return "oneshot"
+    return "picker" if any(_given(ns, f) for f in _PICKER) else "query"
+
+
+def _goes_with(name: str) -> str:
+    """Where a flag belongs, for an error: `a query, --open, --show or --web`."""
+    # (a query answered once or picked from; the picker alone for what only it reads)
+    where = ["a query"] if name in TAKES["oneshot"] else []
+    where += ["the picker"] if not where and name in TAKES["picker"] else []
+    where += [_flag(m) for m, takes in TAKES.items() if m in _COMMANDS and name in takes]
+    return ", ".join(where[:-1]) + " or " + where[-1] if len(where) > 1 else where[0]
+
+
+def check_combination(ns: argparse.Namespace) -> None:
+    """Every flag given goes with the mode, and with the others (UsageError if not)."""
+    mode = mode_of(ns)
+    takes = TAKES[mode]
+    # how the mode was asked for: its command flag, or the first face-only flag given
+    named = (
+        _flag(mode)
+        if mode in _COMMANDS or mode == "graph"
+        else next((_flag(f) for f in (*ONE_SHOT, *_PICKER) if _given(ns, f)), "")
+    )
+    for name in DEFAULTS:
+        if name in (mode, "query", *_GLOBAL, *takes) or not _given(ns, name):
+            continue
+        where = _goes_with(name)
+        if not named:
+            raise UsageError(f"{_flag(name)} goes with {where}")
+        flag = _flag(name)
+        raise UsageError(f"{named} and {flag} are exclusive ({flag} goes with {where})")
+    if ns.query is not None and "query" not in takes:
+        hint = _NO_QUERY_HINT.get(mode, "").format(q=ns.query)
+        said = f"--shell {ns.shell}" if mode == "shell" else named
+        raise UsageError(f"{said} takes no query{hint}")
+    for a, b in EXCLUSIVE:
+        if _given(ns, a) and _given(ns, b):
+            raise UsageError(f"{_flag(a)} and {_flag(b)} are exclusive")
+
+
+def wants_one_shot(ns: argparse.Namespace) -> bool:
+    """A query that names what only a one-shot answer reads is answered once, on a
+    terminal too (the picker would not read it)."""
+    return any(_given(ns, f) for f in ONE_SHOT)
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     fast = _fast(argv)
     if fast is not None:
@@ -137,55 +265,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
         ns.query = as_text(ns.query)
     if ns.text is not None:
         ns.text = as_text(ns.text)
-    if ns.json and ns.ndjson:
-        raise UsageError("--json and --ndjson are exclusive")
-    for form in ("vimgrep", "print0"):
-        for other in ("json", "ndjson", "explain"):
-            if getattr(ns, form) and getattr(ns, other):
-                raise UsageError(f"--{form} and --{other} are exclusive")
+    check_combination(ns)
     if ns.limit is not None and ns.limit < 1:
         raise UsageError("--limit takes a whole number of at least 1")
-    modes = [
-        f
-        for f in (
-            "index",
-            "status",
-            "check",
-            "drop",
-            "text",
-            "export_graph",
-            "usage",
-            "warm",
-            "mcp",
-        )
-        if getattr(ns, f)
-    ]
-    if len(modes) > 1:
-        raise UsageError(
-            f"--{modes[0].replace('_', '-')} and --{modes[1].replace('_', '-')} are exclusive"
-        )
-    openers = [f for f in ("open", "show", "web") if getattr(ns, f)]
-    if openers:
-        # (one best match, printed or opened one way: no list forms, no other command)
-        clash = [
-            f
-            for f in ("show", "web", *modes, "json", "ndjson", "vimgrep", "print0", "explain")
-            if f != openers[0] and getattr(ns, f)
-        ]
-        if ns.limit is not None:
-            clash.append("limit")
-        clash += [f for f in ("print_only", "tmux", "theme") if getattr(ns, f)]
-        if clash:
-            other = {"print_only": "--print"}.get(clash[0], "--" + clash[0].replace("_", "-"))
-            raise UsageError(f"--{openers[0]} and {other} are exclusive")
-    if ns.anchor is not None and modes:
-        raise UsageError(f"--anchor goes with a query, not --{modes[0].replace('_', '-')}")
-    if ns.ranker and not ns.text:
-        raise UsageError("--ranker goes with --text")
-    if ns.path and ns.index is None:
-        raise UsageError("--path goes with --index")
-    if ns.no_wait and ns.wait is not None:
-        raise UsageError("--wait and --no-wait are exclusive")
     ns.wait_ms = 0 if ns.no_wait else (parse_duration(ns.wait) if ns.wait is not None else None)
     return ns
 

@@ -67,11 +67,7 @@ def _ask(ns: argparse.Namespace, cwd: Path, limit: int) -> TextAnswer:
 
 def run(ns: argparse.Namespace) -> int:
     cwd = Path(os.getcwd())
-    if ns.text is not None and getattr(ns, "query", None):
-        raise UsageError("give the words to --text, not as a separate query")
     if ns.export_graph:
-        if getattr(ns, "all_repos", False):
-            raise UsageError("--export-graph writes one repository; drop --all-repos")
         real = _realization(ns, cwd)
         g = real.full
         from rq_engine.text.graphjson import dump
@@ -84,8 +80,6 @@ def run(ns: argparse.Namespace) -> int:
             raise UsageError(
                 "nothing to do: give --text WORDS, --export-graph FILE or --graph FILE"
             )
-        if getattr(ns, "query", None):
-            raise UsageError("--graph goes with --text or --export-graph")
         return _summary(open_graph_file(Path(ns.graph), cwd).full)
     if len(ns.text.strip()) > MAX_QUERY_CHARS:
         n = len(ns.text.strip())

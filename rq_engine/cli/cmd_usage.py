@@ -1,7 +1,7 @@
 """`rq --usage`: the usage_daily counters as a table (or `--json`), read-only.
 
 stdout carries the data; errors go through RqError (exit 74 for an unreadable
-index, 64 for a bad combination of flags). Stdlib + rq_engine.store only: no
+index; cli/args.py refuses a bad combination of flags). Stdlib + rq_engine.store only: no
 search, index or UI module is imported to print counters.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.errors import ExitCode, RqError
+from rq_engine.core.escape import visible
 
 TYPE_CHECKING = False  # `typing` costs ~2 ms to import; mypy honours a local flag
 if TYPE_CHECKING:
@@ -23,11 +24,7 @@ KEYS = ("day", "source", "flags", "searches", "misses", "warming", "on_complete"
 
 
 def run(ns: argparse.Namespace) -> int:
-    if ns.query:
-        raise UsageError(f"--usage takes no query (got {ns.query!r})")
-    if getattr(ns, "ndjson", False):
-        raise UsageError("--usage prints a table or --json, not --ndjson")
-    rows = _read()
+    rows = _read(json=bool(ns.json))
     if rows is None:
         return int(ExitCode.OK)
     if ns.json:
@@ -37,8 +34,8 @@ def run(ns: argparse.Namespace) -> int:
     return int(ExitCode.OK)
 
 
-def _read() -> list[UsageRow] | None:
-    """All rows, or None after saying there is no index at all."""
+def _read(*, json: bool) -> list[UsageRow] | None:
+    """All rows, or None after saying there is no index at all (--json: an empty array)."""
     import sqlite3
 
     from rq_engine.store.db import connect
@@ -47,8 +44,9 @@ def _read() -> list[UsageRow] | None:
 
     db = index_db_path()
     if not db.exists():
-        # Not an error: nothing has searched yet, so there is nothing to count.
-        print(f"no usage recorded yet (no index at {db})")
+        # Not an error: nothing has searched yet, so there is nothing to count. (The
+        # path is the user's RQ_HOME: shown as --status shows it.)
+        print("[]" if json else visible(f"no usage recorded yet (no index at {db})"))
         return None
     conn = connect(db, readonly=True)  # RqError (74) on an unopenable file
     try:
