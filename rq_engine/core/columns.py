@@ -37,7 +37,7 @@ class Column:
     (`"INTEGER NOT NULL DEFAULT 0"`); `default` the value a Symbol, Row and Candidate
     hold until set, and must match the SQL default. Values are None, int, float or
     str: rows cross from the parse workers as marshal blobs. `since` names the
-    migration that adds it (`m013_deprecated`: numbered after the last step in
+    migration that adds it (`m014_deprecated`: numbered after the last step in
     store/migrations.py). `reread` names the languages whose files are parsed again
     so an existing index gets the fact (empty: every file rq reads).
     """

@@ -351,6 +351,22 @@ DELETE FROM names WHERE length(name) != length(CAST(name AS BLOB));
 STEPS.append(("m012_word_starts", M012_WORD_STARTS))
 
 
+# --- m013: the initials read covers the fold --------------------------------------
+#
+# An abbreviation's read (search/retrieval.names_by_initials) seeks its initials
+# keys and checks each name's fold against the query's subsequence GLOB. On
+# (repository_id, ini) every key's rows were fetched from the table for their
+# fold: 5.7-7.7 ms for a long near miss on Linux (`contaner_of`, 227 keys), the
+# picker's slowest keystrokes. With the fold in the index the check reads the
+# index alone and only the few matched rows are fetched: 0.9-1.2 ms. Linux's
+# index grows 42 -> 87 MB (of 1.2 GB); Django's by ~1 MB.
+M013_NAMES_INI_FOLD = """
+DROP INDEX IF EXISTS idx_names_ini;
+CREATE INDEX IF NOT EXISTS idx_names_ini_fold ON names(repository_id, ini, fold);
+"""
+STEPS.append(("m013_names_ini_fold", M013_NAMES_INI_FOLD))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

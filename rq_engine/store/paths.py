@@ -6,6 +6,7 @@ str forms for the search hot path (pathlib costs ~5 ms to import there).
 from __future__ import annotations
 
 import os
+from stat import S_ISDIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,8 +29,17 @@ def home_problem() -> str | None:
     misconfigured RQ_HOME is one clear error everywhere, not "no index" here and
     "File exists" there."""
     home = home_dir()
-    if os.path.isdir(home) or not os.path.lexists(home):
+    try:
+        mode = os.stat(home).st_mode
+    except FileNotFoundError:
+        try:  # a dangling symlink is no directory either; one made meanwhile is
+            mode = os.lstat(home).st_mode  # (rq processes creating RQ_HOME at once)
+        except OSError:
+            return None  # absent: the index creates it
+    except OSError:
         return None  # (a parent that is a file makes the open say "Not a directory")
+    if S_ISDIR(mode):
+        return None
     what = "RQ_HOME" if os.environ.get("RQ_HOME") else "the index directory"
     return f"{what} {home} is not a directory"
 
