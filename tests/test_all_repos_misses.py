@@ -7,6 +7,7 @@ Real `rq` processes on real git repositories; warming in-process (RQ_WARM_DETACH
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from tests.conftest import Repo, Run
 
@@ -55,3 +56,30 @@ def test_a_miss_asks_what_moved_in_the_current_repository_first(
     (here.root / "app" / "yak.py").write_text("class Yak:\n    pass\n")
     r = rq("-q", "--all-repos", "Yak", cwd=here.root)
     assert r.code == 0 and r.out.startswith("app/yak.py:1  class  Yak")
+
+
+def test_an_index_holding_no_repository_answers_no_match_yet(
+    tmp_path: Path, rq: Callable[..., Run]
+) -> None:
+    """Outside any repository, with nothing indexed, `--all-repos` looked at nothing: it
+    says so (exit 2), never a definitive miss — for symbols and text alike."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    r = rq("-q", "--all-repos", "Zebra", cwd=plain)
+    assert (r.code, r.out) == (2, "")
+    assert (
+        r.err
+        == "rq: no match for 'Zebra' yet: the index holds no repository yet (rq --index DIR)\n"
+    )
+    j = rq("-q", "--all-repos", "--json", "Zebra", cwd=plain)
+    assert j.code == 2 and '"coverage": "warming"' in j.out
+    first = rq(
+        "--text", "zebra stripes", "--all-repos", cwd=plain, env={"RQ_HOME": str(tmp_path / "none")}
+    )
+    assert (first.code, first.err) == (
+        2,
+        "rq: the index holds no repository yet (rq --index DIR)\n",
+    )
+    t = rq("--text", "zebra stripes", "--all-repos", cwd=plain)
+    assert (t.code, t.out) == (2, "")
+    assert t.err == "rq: the index holds no repository yet (rq --index DIR)\n"

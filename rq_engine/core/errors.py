@@ -36,3 +36,8 @@ class RqError(Exception):
 class UsageError(RqError):
     def __init__(self, message: str) -> None:
         super().__init__(message, ExitCode.USAGE)
+
+
+#: what a query over every repository says when the index holds none yet (exit 2:
+#: nothing was looked at, so no match would be a false promise)
+NOTHING_INDEXED = "the index holds no repository yet (rq --index DIR)"

@@ -13,6 +13,7 @@ one repository never imports it.
 
 from __future__ import annotations
 
+from rq_engine.core.errors import NOTHING_INDEXED
 from rq_engine.core.identity import git_dir
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import fresh
@@ -58,16 +59,25 @@ def answer_all(
         hits, interrupted = caught.hits, caught.interrupted
         moved = caught.outcome == "warming"  # changed, and not (yet) caught up
         note = caught.note
-    complete = _all_complete(svc.conn) and (cur.repo_id is not None or co is None)
+    # an index holding no repository is not a complete one: "no match" would claim
+    # absence where nothing was looked at
+    held = _any_repository(svc.conn)
+    complete = held and _all_complete(svc.conn) and (cur.repo_id is not None or co is None)
     state = "complete" if complete else "warming"
     outcome = "hit" if hits else ("miss" if complete and not moved else "warming")
     if outcome == "warming" and not note:
         note = "some repositories are not indexed completely yet"
         if cur.repo_id is None and co is not None:
             note = f"{co.root} is not indexed yet"
+        elif not held:
+            note = NOTHING_INDEXED
     a = Answer(hits, outcome, state, cur.root, cur.repository, interrupted, note)
     a.boost_note = s.boost_note()
     return a
+
+
+def _any_repository(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM repositories LIMIT 1").fetchone() is not None
 
 
 def _all_complete(conn: sqlite3.Connection) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rq_engine.core.defaults import TEXT_LIMIT
-from rq_engine.core.errors import ExitCode, RqError, UsageError
+from rq_engine.core.errors import NOTHING_INDEXED, ExitCode, RqError, UsageError
 from rq_engine.core.record import Record, field
 from rq_engine.text import bm25, memory
 from rq_engine.text.graph import Edge, Graph, Node
@@ -123,13 +123,18 @@ def open_graph_file(path: Path, cwd: Path) -> Realization:
 def open_live(cwd: Path, all_repos: bool = False) -> Realization:
     """Realize the cwd's repository (or every indexed one) from the index, read-only."""
     from rq_engine.store import db
+    from rq_engine.store.paths import index_db_file
     from rq_engine.text import source
 
+    if all_repos and not os.path.exists(index_db_file()):
+        raise RqError(NOTHING_INDEXED, ExitCode.WARMING)  # (no index yet: nothing held)
     conn = db.connect(readonly=True)
     try:
         repos = source.all_repositories(conn) if all_repos else [source.repository_of(conn, cwd)]
         if not repos:
-            raise RqError("the index holds no repository (run rq --index)", ExitCode.IOERR)
+            # nothing indexed yet is "no match yet" (2), as for `rq -q --all-repos`;
+            # the store itself is fine
+            raise RqError(NOTHING_INDEXED, ExitCode.WARMING)
         seq = None if all_repos else text_seq(conn, repos[0])
         graphs = [source.realize(conn, r) for r in repos]
         roots, warming = _whereabouts(conn, repos)
