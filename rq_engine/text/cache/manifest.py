@@ -80,7 +80,7 @@ class Manifest(Record):
 
     def body(self) -> dict[str, Any]:
         lim = self.limits
-        d: dict[str, Any] = {f: getattr(self, f) for f in _FIELDS}
+        d: dict[str, Any] = {f: getattr(self, f) for f in self._fields}
         d["limits"] = {
             "docs": lim.docs,
             "terms": lim.terms,
@@ -99,15 +99,11 @@ class Manifest(Record):
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
     def complete(self) -> Manifest:
-        d = {f: getattr(self, f) for f in _FIELDS}
+        d = {f: getattr(self, f) for f in self._fields}
         d["state"] = "complete"
         return Manifest(**d)
 
 
-_FIELDS = (
-    "format", "analyzer", "profile", "repository", "graph", "seq", "lexical", "docs",
-    "total_length", "terms", "postings", "limits", "build", "parent", "state", "base", "keys",
-)  # fmt: skip
 _INT_FIELDS = ("format", "seq", "docs", "total_length", "terms", "postings")
 _STR_FIELDS = ("analyzer", "profile", "repository", "graph", "lexical", "build", "state")
 
