@@ -25,15 +25,17 @@ def home_dir() -> str:
 
 def home_problem() -> str | None:
     """Why the index directory cannot hold an index — it exists and is not a directory
-    (`RQ_HOME=~/.bashrc`) — or None. One stat: every command asks this first, so a
-    misconfigured RQ_HOME is one clear error everywhere, not "no index" here and
-    "File exists" there."""
+    (`RQ_HOME=~/.bashrc`) — or None. One stat (two for a path that is not there):
+    every command asks this first, so a misconfigured RQ_HOME is one clear error
+    everywhere, not "no index" here and "File exists" there."""
     home = home_dir()
     try:
         mode = os.stat(home).st_mode
     except FileNotFoundError:
-        try:  # a dangling symlink is no directory either; one made meanwhile is
-            mode = os.lstat(home).st_mode  # (rq processes creating RQ_HOME at once)
+        # absent, or a dangling symlink (no directory); lstat tells them apart, and
+        # sees a directory another rq made since the stat (parallel first runs)
+        try:
+            mode = os.lstat(home).st_mode
         except OSError:
             return None  # absent: the index creates it
     except OSError:
