@@ -49,7 +49,9 @@ def test_fresh_database_schema(tmp_path: Path) -> None:
         "parent",
     } <= cols
     idx = {r[1] for r in conn.execute("PRAGMA index_list(symbols)")}
-    assert {"idx_symbols_name_lower", "idx_symbols_repo_name"} <= idx
+    assert {"idx_symbols_repo_name", "idx_symbols_file"} <= idx
+    # m014: every read by name names its repository; the name-only index only cost writes
+    assert "idx_symbols_name_lower" not in idx
     fts_sql = conn.execute("SELECT sql FROM sqlite_master WHERE name='symbols_fts'").fetchone()[0]
     assert "trigram" in fts_sql and "detail=none" in fts_sql and "content='symbols'" in fts_sql
     cov = conn.execute("SELECT sql FROM sqlite_master WHERE name='coverage'").fetchone()[0]

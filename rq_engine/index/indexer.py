@@ -46,6 +46,12 @@ WRITER_CACHE_KIB = 64 * 1024
 # waits for the lock rather than fails (this covers the derived hook's
 # transactions too, which run on this connection).
 WRITER_BUSY_MS = 120_000
+# The WAL size (pages) at which a pass's commit copies the log into the database
+# (SQLite's default: 1000, 4 MiB). A batch rewrites the index pages every earlier
+# batch dirtied; each checkpoint writes them to the database again and syncs twice.
+# At 10,000 an LLVM cold pass made 11 fdatasync calls instead of 29 and 36k WAL
+# writes instead of 41k; the log still stays under ~40 MiB.
+WRITER_CHECKPOINT_PAGES = 10_000
 
 
 def repository_id_for(conn: sqlite3.Connection, checkout: Checkout) -> int | None:
@@ -176,17 +182,20 @@ def run_index(
 
 
 def _writer_settings(conn: sqlite3.Connection) -> Callable[[], None]:
-    """A bigger page cache and a patient busy timeout for the pass; returns what puts
-    them back. (Not a contextlib manager: contextlib is ~0.8 ms of the import a
+    """A bigger page cache, a patient busy timeout and rarer checkpoints for the pass;
+    returns what puts them back. (Not a contextlib manager: contextlib is ~0.8 ms of the import a
     query pays to reindex one edited file.)"""
     cache = int(conn.execute("PRAGMA cache_size").fetchone()[0])
     busy = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    pages = int(conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
     conn.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
     conn.execute(f"PRAGMA busy_timeout = {WRITER_BUSY_MS}")
+    conn.execute(f"PRAGMA wal_autocheckpoint = {WRITER_CHECKPOINT_PAGES}")
 
     def restore() -> None:
         conn.execute(f"PRAGMA cache_size = {cache}")
         conn.execute(f"PRAGMA busy_timeout = {busy}")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {pages}")
 
     return restore
 

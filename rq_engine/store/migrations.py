@@ -367,6 +367,19 @@ CREATE INDEX IF NOT EXISTS idx_names_ini_fold ON names(repository_id, ini, fold)
 STEPS.append(("m013_names_ini_fold", M013_NAMES_INI_FOLD))
 
 
+# --- m014: symbols lose the index no query reads --------------------------------------
+#
+# Every read of `symbols` by name names its repository first (search/retrieval.py,
+# store/derived.py: `repository_id = ? AND name_lower ...`), which SQLite serves from
+# idx_symbols_repo_name; m001's idx_symbols_name_lower (the name alone) was never
+# chosen (EXPLAIN QUERY PLAN on each), yet every symbol written paid for it: 24 MB of
+# the 13 bench corpora's 231 MB, and ~0.15 CPU-s of LLVM's ~1.2 s cold-pass writer.
+M014_SYMBOLS_NAME_INDEX = """
+DROP INDEX IF EXISTS idx_symbols_name_lower;
+"""
+STEPS.append(("m014_symbols_name_index", M014_SYMBOLS_NAME_INDEX))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

@@ -200,18 +200,12 @@ def write_files(
     sym: list[tuple[object, ...]] = []
     ids: list[int] = []
     named: list[tuple[int, Sequence[refs.Pair]]] = []
+    added = _insert_new_files(conn, repository_id, items, t)
     for path, language, mtime, size, content_hash, rows, existing_id, pairs in items:
         fid: int | None = existing_id
         if fid is None:
-            got = conn.execute(
-                "INSERT INTO files(repository_id, path, language, mtime, size, content_hash, "
-                "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(repository_id, path) "
-                "DO NOTHING RETURNING id",
-                (repository_id, path, language, mtime, size, content_hash, t),
-            ).fetchone()
-            if got is not None:
-                fid = int(got[0])
-            else:  # another writer indexed this path since our snapshot: replace it
+            fid = added.pop(path, None)  # (pop: a path twice in a batch replaces itself)
+            if fid is None:  # another writer indexed this path since our snapshot: replace it
                 fid = int(
                     conn.execute(
                         "SELECT id FROM files WHERE repository_id = ? AND path = ?",
@@ -236,6 +230,35 @@ def write_files(
     refs.add(conn, repository_id, named)
     log_text_changes(conn, repository_id, [it[0] for it in items])
     return ids, after
+
+
+def _insert_new_files(
+    conn: sqlite3.Connection,
+    repository_id: int,
+    items: Sequence[tuple[str, str, int, int, str, object, int | None, object]],
+    t: int,
+) -> dict[str, int]:
+    """Insert the batch's files that have no row yet, in one executemany (a statement
+    per file cost ~30 us each: ~0.05 CPU-s of an LLVM cold pass); returns their ids by
+    path. A path another writer inserted since the pass's snapshot is left out (DO
+    NOTHING) and so missing here. Inside the caller's transaction, which holds the write
+    lock: the rows it inserts, and no others, have ids above the largest before it."""
+    fresh = [
+        (repository_id, path, language, mtime, size, content_hash, t)
+        for path, language, mtime, size, content_hash, _, existing_id, _ in items
+        if existing_id is None
+    ]
+    if not fresh:
+        return {}
+    top = int(conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()[0])
+    conn.executemany(
+        "INSERT INTO files(repository_id, path, language, mtime, size, content_hash, "
+        "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(repository_id, path) DO NOTHING",
+        fresh,
+    )
+    return {
+        str(p): int(i) for i, p in conn.execute("SELECT id, path FROM files WHERE id > ?", (top,))
+    }
 
 
 def file_ids(conn: sqlite3.Connection, repository_id: int, paths: Sequence[str]) -> dict[str, int]:
