@@ -38,7 +38,15 @@ For each corpus present under $RQ_CORPORA (default ~/.cache/rq-corpora):
 Prints a markdown table (the one recorded in docs/benchmarks.md, "Index build")
 and, with --missing N, the top missing (name, kind) pairs per corpus.
 
+`--against DIR` also runs the cold passes of another source tree (e.g. `git
+archive REV | tar -x -C DIR`, the code before a change), alternating with this
+tree's on every run; both then start as `python -P -m rq_engine` with their tree
+on PYTHONPATH, so start-up is alike. It prints a second table: each tree's
+median wall and CPU, and the median of the paired differences — on a loaded
+machine the figure that still shows a change of a few percent.
+
 Usage: .venv/bin/python bench/index_build.py [corpus ...] [--runs 3] [--missing 10]
+           [--against DIR]
 """
 
 from __future__ import annotations
@@ -90,9 +98,18 @@ KINDS["C"] = {"function", "struct", "union", "enum", "typedef", "macro"}
 KINDS["C++"] = KINDS["C"] | {"class", "namespace"}
 
 
+AGAINST: list[Path] = []  # --against: the other tree
+
+
 def rq_cmd() -> list[str]:
+    if AGAINST:  # both trees alike: `-P` keeps the cwd (a corpus) off sys.path
+        return [sys.executable, "-P", "-m", "rq_engine"]
     exe = Path(sys.executable).parent / "rq"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "rq_engine"]
+
+
+def tree_env(env: dict[str, str], tree: Path) -> dict[str, str]:
+    return dict(env, PYTHONPATH=str(tree))
 
 
 CPU: dict[str, float] = {}  # the last timed() call's CPU seconds (user+sys, children)
@@ -174,16 +191,23 @@ def bench(corpus: str, runs: int, missing: int) -> dict[str, object] | None:
         ctags_cpu: list[float] = []
         cold: list[float] = []
         cold_cpu: list[float] = []
+        other: list[float] = []
+        other_cpu: list[float] = []
+        mine = tree_env(env, ROOT) if AGAINST else env
         for i in range(runs):  # each into a fresh RQ_HOME, interleaved with ctags
-            if i:
+            sides = [(mine, cold, cold_cpu)]
+            if AGAINST:  # alternate which tree goes first
+                pair = (tree_env(env, AGAINST[0]), other, other_cpu)
+                sides = [*sides, pair] if i % 2 == 0 else [pair, *sides]
+            for side_env, walls, cpus in sides:
                 shutil.rmtree(home / "data", ignore_errors=True)
-            cold.append(timed([*rq_cmd(), "--index", str(root)], root, env))
-            cold_cpu.append(CPU["last"])
+                walls.append(timed([*rq_cmd(), "--index", str(root)], root, side_env))
+                cpus.append(CPU["last"])
             ctags.append(ctags_time(root, tags_dir, env))
             ctags_cpu.append(CPU["last"])
         again: list[float] = []
         for _ in range(runs):
-            again.append(timed([*rq_cmd(), "--index", str(root)], root, env))
+            again.append(timed([*rq_cmd(), "--index", str(root)], root, mine))
             ctags.append(ctags_time(root, tags_dir, env))
             ctags_cpu.append(CPU["last"])
         files, symbols, names = index_contents(home / "data" / "index.db")
@@ -212,6 +236,11 @@ def bench(corpus: str, runs: int, missing: int) -> dict[str, object] | None:
             "ctags_cpu": statistics.median(ctags_cpu),
             "recall": recall,
             "defs": len(defs),
+            "against": statistics.median(other) if other else None,
+            "against_cpu": statistics.median(other_cpu) if other else None,
+            "paired": statistics.median([a - b for a, b in zip(cold, other, strict=True)])
+            if other
+            else None,
         }
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -254,7 +283,13 @@ def main() -> int:
         "--runs", type=int, default=3, help="cold and no-change runs for the medians (default 3)"
     )
     ap.add_argument("--missing", type=int, default=0, help="print the top N missing names")
+    ap.add_argument("--against", type=Path, help="also run this source tree's cold passes, paired")
     ns = ap.parse_args()
+    if ns.against is not None:
+        if not (ns.against / "rq_engine").is_dir():
+            print(f"bench/index_build.py: no rq_engine/ under {ns.against}", file=sys.stderr)
+            return 2
+        AGAINST.append(ns.against.resolve())
     if not shutil.which("ctags"):
         print("bench/index_build.py: universal-ctags (`ctags`) is needed", file=sys.stderr)
         return 2
@@ -273,6 +308,15 @@ def main() -> int:
             f"{cpu_rq:.1f} / {cpu_ct:.1f} | "
             f"{100 * float(str(r['recall'])):.1f}% of {r['defs']} |"
         )
+    if AGAINST:
+        print(f"\nagainst {AGAINST[0]} (cold passes alternating, {ns.runs} each):\n")
+        print("| corpus | cold s this / against | CPU s this / against | paired diff s |")
+        print("|---|---:|---:|---:|")
+        for r in rows:
+            print(
+                f"| {r['corpus']} | {r['cold']:.2f} / {r['against']:.2f} | "
+                f"{r['cold_cpu']:.2f} / {r['against_cpu']:.2f} | {r['paired']:+.3f} |"
+            )
     return 0
 
 
