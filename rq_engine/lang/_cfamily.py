@@ -18,6 +18,7 @@ cannot know), in _crecover.py.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common, _crecover
@@ -28,6 +29,7 @@ from rq_engine.lang._cnames import (
     SPECIFIERS,
     TRANSPARENT,
     declarator,
+    ids,
     scoped_name,
     storage_classes,
 )
@@ -38,25 +40,6 @@ if TYPE_CHECKING:
     from rq_engine.lang._common import Node
 
 _CONST = re.compile(rb"\b(?:constexpr|const)\b")
-# Every node type block() acts on.
-_DISPATCHED = (
-    TRANSPARENT
-    | SPECIFIERS.keys()
-    | {
-        "function_definition",
-        "compound_statement",
-        "declaration",
-        "field_declaration",
-        "preproc_def",
-        "preproc_function_def",
-        "type_definition",
-        "access_specifier",
-        "namespace_definition",
-        "linkage_specification",
-        "alias_declaration",
-        "friend_declaration",
-    }
-)
 
 
 class Walk:
@@ -66,13 +49,25 @@ class Walk:
     where a `static inline` function is the header's API, not a private helper.
     """
 
-    __slots__ = ("src", "lang", "cpp", "header", "found", "decls", "defs", "apart", "namespaces")
+    __slots__ = (
+        "src",
+        "lang",
+        "cpp",
+        "header",
+        "f",
+        "found",
+        "decls",
+        "defs",
+        "apart",
+        "namespaces",
+    )
 
     def __init__(self, src: bytes, language: str, *, cpp: bool, header: bool) -> None:
         self.src = src
         self.lang = language
         self.cpp = cpp
         self.header = header
+        self.f = ids("cpp" if cpp else "c")  # the grammar's field and kind ids (_cnames)
         self.found: list[tuple[int, Symbol]] = []
         # C++ methods declared in a class body, and those defined in the file: a
         # declaration is dropped when the file also defines the member (the body is
@@ -93,13 +88,13 @@ class Walk:
             declared = {(s.parent, s.name): s.visibility for _, s in self.decls}
             for s in self.apart:
                 s.visibility = declared.get((s.parent, s.name), s.visibility)
-        found.sort(key=_position)
+        found.sort(key=_POSITION)
         return [s for _, s in found]
 
     # ---------------------------------------------------------------- helpers
 
     def text(self, node: Node) -> str:
-        return _common.text(self.src, node)
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def emit(
         self,
@@ -112,15 +107,9 @@ class Walk:
     ) -> None:
         if not name or (name in KEYWORDS and kind is not Kind.MACRO):
             return  # a zero-width MISSING node, or a keyword the recovery took for a name
-        s = Symbol(
-            name,
-            kind,
-            int(at.start_point[0]) + 1,
-            _common.last_line(whole),
-            parent,
-            vis,
-            self.lang,
-        )
+        row, col = whole.end_point  # _common.last_line, inlined (~90k calls a corpus)
+        end = row if col == 0 and row > whole.start_point[0] else row + 1
+        s = Symbol(name, kind, at.start_point[0] + 1, end, parent, vis, self.lang)
         self.found.append((at.start_byte, s))
 
     def join(self, scope: str | None, name: str) -> str:
@@ -141,10 +130,11 @@ class Walk:
         (else the current access section); `cls` the enclosing class's own name (its
         constructors are named after it); `guard` the include guard's name.
         Returns the access in force after the last node (an `#ifdef`'d `public:`)."""
+        dispatched = self.f.dispatched
         for i, n in enumerate(nodes):
-            t = n.type
-            if t not in _DISPATCHED:
+            if n.kind_id not in dispatched:
                 continue  # comments, includes, expression statements: most nodes
+            t = n.type
             if t == "preproc_def" or t == "preproc_function_def":
                 self.macro(n, guard)
             elif t == "function_definition":
@@ -159,7 +149,7 @@ class Walk:
                 g = None
                 if top and t == "preproc_ifdef" and n.child(0) is not None:
                     if n.child(0).type == "#ifndef":
-                        name = n.child_by_field_name("name")
+                        name = n.child_by_field_id(self.f.name)
                         g = self.text(name) if name is not None else None
                 access = self.block(n.children, scope, access, cls, g, False)
             elif t in SPECIFIERS:
@@ -178,12 +168,12 @@ class Walk:
             elif t == "namespace_definition":
                 self.namespace(n, scope)
             elif t == "linkage_specification":
-                body = n.child_by_field_name("body")
+                body = n.child_by_field_id(self.f.body)
                 if body is not None:
                     kids = body.children if body.type == "declaration_list" else [body]
                     self.block(kids, scope, access, cls, None, False)
             elif t == "alias_declaration":
-                name = n.child_by_field_name("name")
+                name = n.child_by_field_id(self.f.name)
                 if name is not None:
                     vis = access or Visibility.PUBLIC
                     self.emit(self.text(name), Kind.TYPE, n, n, scope, vis)
@@ -196,8 +186,8 @@ class Walk:
         return access
 
     def namespace(self, n: Node, scope: str | None) -> None:
-        body = n.child_by_field_name("body")
-        name = n.child_by_field_name("name")
+        body = n.child_by_field_id(self.f.body)
+        name = n.child_by_field_id(self.f.name)
         inner = scope
         if name is not None:
             # `namespace a::b {` names two nested namespaces
@@ -215,12 +205,15 @@ class Walk:
 
     def macro(self, n: Node, guard: str | None) -> None:
         # the commonest definition in a header (90k in the kernel slice's): inlined
-        name = n.child_by_field_name("name")
-        if name is None or name.end_byte == name.start_byte:
+        name = n.child_by_field_id(self.f.name)
+        if name is None:
             return
-        text = self.src[name.start_byte : name.end_byte].decode("utf-8", "replace")
+        start, end = name.start_byte, name.end_byte
+        if start == end:
+            return
+        text = self.src[start:end].decode("utf-8", "replace")
         if text == guard and n.type == "preproc_def":
-            value = n.child_by_field_name("value")
+            value = n.child_by_field_id(self.f.value)
             if value is None or self.text(value).strip() in ("", "1"):
                 return  # `#ifndef FOO_H / #define FOO_H`: an include guard, not an API
         row = n.start_point[0]
@@ -234,15 +227,16 @@ class Walk:
     ) -> str | None:
         """A struct/union/class/enum with a body: the type, its enumerators, what it
         nests. Returns the type's name (None: anonymous, or no body)."""
-        body = n.child_by_field_name("body")
+        f = self.f
+        body = n.child_by_field_id(f.body)
         if body is None:
             return None
         kind = SPECIFIERS[n.type]
-        name_node = n.child_by_field_name("name")
+        name_node = n.child_by_field_id(f.name)
         name = None
         parent = scope if self.cpp else None
         if name_node is not None:
-            chain = scoped_name(self.src, name_node)
+            chain = scoped_name(self.src, name_node, f)
             if chain:
                 name = chain[-1]
                 if self.cpp and len(chain) > 1:  # `struct Outer::Inner {` defined apart
@@ -256,13 +250,13 @@ class Walk:
             owner = inner if scoped else (scope if self.cpp else None)
             for e in body.children:
                 if e.type == "enumerator":
-                    en = e.child_by_field_name("name")
+                    en = e.child_by_field_id(f.name)
                     if en is not None:
                         self.emit(self.text(en), Kind.CONSTANT, e, e, owner, vis)
                 elif e.type in TRANSPARENT:  # `#ifdef`'d enumerators
                     for ee in e.children:
                         if ee.type == "enumerator":
-                            en = ee.child_by_field_name("name")
+                            en = ee.child_by_field_id(f.name)
                             if en is not None:
                                 self.emit(self.text(en), Kind.CONSTANT, ee, ee, owner, vis)
             return name
@@ -278,24 +272,25 @@ class Walk:
         cls: str | None,
         friend: bool = False,
     ) -> None:
-        name_node, _ = declarator(n.child_by_field_name("declarator"))
+        f = self.f
+        decl = n.child_by_field_id(f.declarator)
+        name_node, _ = declarator(decl, f)
         if name_node is None:
             return
         if not self.cpp:
             if name_node.type != "identifier":
                 return
             vis = Visibility.PUBLIC
-            if "static" in storage_classes(self.src, n):
-                decl = n.child_by_field_name("declarator")
+            if b"static" in storage_classes(self.src, n, f):
                 head = self.src[n.start_byte : decl.start_byte if decl else n.start_byte]
                 if not (self.header and INLINE.search(head)):
                     vis = Visibility.PRIVATE
             self.emit(self.text(name_node), Kind.FUNCTION, name_node, n, None, vis)
-            body = n.child_by_field_name("body")
+            body = n.child_by_field_id(f.body) if n.has_error else None
             if body is not None and body.has_error:
                 _crecover.salvage(self, body.children, None)
             return
-        chain = scoped_name(self.src, name_node)
+        chain = scoped_name(self.src, name_node, f)
         if not chain:
             return
         name = chain[-1]
@@ -310,26 +305,29 @@ class Walk:
         else:
             parent, kind = scope, Kind.FUNCTION
             vis = Visibility.PUBLIC
-            if not friend and "static" in storage_classes(self.src, n):
+            if not friend and b"static" in storage_classes(self.src, n, f):
                 vis = Visibility.PRIVATE
         self.emit(name, kind, name_node, n, parent, vis)
         self.defs.add((parent, name))
         if kind is Kind.METHOD and len(chain) > 1:
             if self.found and self.found[-1][1].name == name:
                 self.apart.append(self.found[-1][1])
-        body = n.child_by_field_name("body")
+        body = n.child_by_field_id(f.body) if n.has_error else None  # (has_error: ~30 ns)
         if body is not None and body.has_error:
             _crecover.salvage(self, body.children, scope if access is None else None)
 
     def declaration(
         self, n: Node, scope: str | None, access: Visibility | None, cls: str | None
     ) -> None:
-        ty = n.child_by_field_name("type")
+        f = self.f
+        ty = n.child_by_field_id(f.type)
         if ty is not None and ty.type in SPECIFIERS:
             self.specifier(ty, scope, access)
-        storage: set[str] | None = None
-        for d in n.children_by_field_name("declarator"):
-            name_node, fn = declarator(d)
+        if access is not None and not self.cpp:
+            return  # a C struct's field: its declarators are neither prototypes nor globals
+        storage: set[bytes] | None = None
+        for d in n.children_by_field_id(f.declarator):
+            name_node, fn = declarator(d, f)
             if name_node is None:
                 continue
             if fn:
@@ -338,34 +336,27 @@ class Walk:
                 # C++: a member declared in its class, or a function declared in its
                 # namespace (a header often holds only that: `raw_ostream &errs();`),
                 # kept unless this file defines it too
-                chain = scoped_name(self.src, name_node)
+                chain = scoped_name(self.src, name_node, f)
                 if len(chain) != 1:
                     continue
                 if access is None:
                     if storage is None:
-                        storage = storage_classes(self.src, n)
+                        storage = storage_classes(self.src, n, f)
                     kind = Kind.FUNCTION
-                    vis = Visibility.PRIVATE if "static" in storage else Visibility.PUBLIC
+                    vis = Visibility.PRIVATE if b"static" in storage else Visibility.PUBLIC
                 else:
                     kind, vis = Kind.METHOD, access
-                s = Symbol(
-                    chain[0],
-                    kind,
-                    int(name_node.start_point[0]) + 1,
-                    _common.last_line(n),
-                    scope,
-                    vis,
-                    self.lang,
-                )
+                line = name_node.start_point[0] + 1
+                s = Symbol(chain[0], kind, line, _common.last_line(n), scope, vis, self.lang)
                 self.decls.append((name_node.start_byte, s))
                 continue
             if access is not None:
                 # a field is not a definition one searches; a class constant is
                 # (`static constexpr size_t npos = …`: `StringRef::npos`)
-                if self.cpp and n.child_by_field_name("default_value") is not None:
+                if self.cpp and n.child_by_field_id(f.default_value) is not None:
                     if storage is None:
-                        storage = storage_classes(self.src, n)
-                    if "static" in storage and _CONST.search(self.src, n.start_byte, d.start_byte):
+                        storage = storage_classes(self.src, n, f)
+                    if b"static" in storage and _CONST.search(self.src, n.start_byte, d.start_byte):
                         name = self.text(name_node)
                         self.emit(name, Kind.CONSTANT, name_node, n, scope, access)
                 continue
@@ -374,23 +365,23 @@ class Walk:
             if self.src[n.end_byte - 1 : n.end_byte] != b";":
                 continue  # no `;`: the grammar's guess at a head it could not read
             if storage is None:
-                storage = storage_classes(self.src, n)
-            if "extern" in storage:
+                storage = storage_classes(self.src, n, f)
+            if b"extern" in storage:
                 continue
-            vis = Visibility.PRIVATE if "static" in storage else Visibility.PUBLIC
+            vis = Visibility.PRIVATE if b"static" in storage else Visibility.PUBLIC
             self.emit(self.text(name_node), Kind.VARIABLE, name_node, n, scope, vis)
 
     def typedef(self, n: Node, scope: str | None, access: Visibility | None) -> None:
-        ty = n.child_by_field_name("type")
+        f = self.f
+        ty = n.child_by_field_id(f.type)
         if ty is not None and ty.type in SPECIFIERS:
             self.specifier(ty, scope, access)
         parent = scope if self.cpp else None
         vis = access or Visibility.PUBLIC
-        for d in n.children_by_field_name("declarator"):
-            name_node, _ = declarator(d)
+        for d in n.children_by_field_id(f.declarator):
+            name_node, _ = declarator(d, f)
             if name_node is not None and name_node.type in NAMES:
                 self.emit(self.text(name_node), Kind.TYPE, name_node, n, parent, vis)
 
 
-def _position(item: tuple[int, Symbol]) -> int:
-    return item[0]
+_POSITION = itemgetter(0)  # a found item's start byte

@@ -63,7 +63,7 @@ def error(
         if brace < 0 or name_node.type not in _OPENER_NAMES:
             continue
         access = w.block(kids[:k], scope, access, cls, None, False)
-        chain = scoped_name(w.src, name_node)
+        chain = scoped_name(w.src, name_node, w.f)
         if not chain:
             return access
         name = chain[-1]
