@@ -1,5 +1,6 @@
-"""`python -m rq_engine` runs the CLI (the detached warmer re-execs this way)."""
+"""`python -m rq_engine` runs the CLI as the `rq` script does (main.entry); the
+detached warmer re-execs this way."""
 
-from rq_engine.main import main
+from rq_engine.main import entry
 
-raise SystemExit(main())
+entry()
