@@ -75,6 +75,13 @@ SAME = [
     ["--text", "x y", "--ranker", "text-ranker/bm25-v1", "--json", "--explain"],
     ["--text=a b", "--limit", "3", "--no-wait"],
     ["-q", "--text", "words"],
+    ["--index"],
+    ["--index", "/tmp/repo"],
+    ["--index=/tmp/repo", "--json"],
+    ["--index", "--ndjson"],
+    ["-C", "/tmp", "--index", "src", "--path", "a", "--path=b/c"],
+    ["--path", "a", "--index"],
+    ["--index", ""],
 ]
 
 
@@ -98,6 +105,13 @@ OTHERS = [
     ["--text", "-x"],
     ["-q", "-Cdir", "x"],
     ["-q", "--limit"],
+    ["--index", "-"],  # argparse takes `-` (and `-1`) for the directory
+    ["--index", "-1"],
+    ["--index", "--index", "x"],
+    ["--ind", "x"],
+    ["--index", "--path"],
+    ["--index", "--", "x"],
+    ["--drop", "x"],
 ]
 
 
@@ -107,11 +121,25 @@ def test_anything_else_goes_to_argparse(argv: list[str]) -> None:
 
 
 def test_checks_apply_to_both_paths() -> None:
-    for argv in (["-q", "--limit", "0", "x"], ["-q", "--json", "--ndjson", "x"]):
+    for argv in (
+        ["-q", "--limit", "0", "x"],
+        ["-q", "--json", "--ndjson", "x"],
+        ["--index", "d", "x"],
+        ["--index", "--limit", "3"],
+    ):
         with pytest.raises(UsageError):
             args.parse(argv)
     assert args.parse(["-q", "--wait", "1.5s", "x"]).wait_ms == 1500
     assert args.parse(["-q", "--no-wait", "x"]).wait_ms == 0
+
+
+def test_an_explicit_index_does_not_import_argparse() -> None:
+    code = (
+        "import sys; from rq_engine.cli.args import parse; parse(['--index', '.']);"
+        "print('argparse' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
 
 
 def test_a_one_shot_query_does_not_import_argparse() -> None:

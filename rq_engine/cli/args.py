@@ -2,7 +2,9 @@
 
 The one-shot forms a shell, an editor or an agent sends on every search (`rq -q
 [--json|--ndjson|--vimgrep] [--print0] [--explain] [--limit N] [--all-repos] [--wait DUR|--no-wait]
-[--anchor FILE:LINE[:COL]] [-C DIR] QUERY`, and `-o/--open`, `--show`, `--web` in place of `-q`) are read here directly; anything else goes to the full argparse
+[--anchor FILE:LINE[:COL]] [-C DIR] QUERY`, and `-o/--open`, `--show`, `--web` in place of `-q`)
+and an explicit index (`rq --index [DIR] [--path SUB]... [--json|--ndjson] [-C DIR]`)
+are read here directly; anything else goes to the full argparse
 parser in cli/parser.py (argparse, gettext and locale cost ~4.5 ms of a ~40 ms
 search). Both give the same namespace; a test holds them to it. Then one table, TAKES,
 says which flags go with which mode, whichever parser read them.
@@ -70,8 +72,11 @@ _SWITCHES = {
     "--show": "show",
     "--web": "web",
 }
-# A command line naming one of these is a one-shot query the fast path may read.
-_ONE_SHOT = frozenset(("-q", "-o", "--open", "--show", "--web", "--text"))
+# A command line naming one of these is what the fast path may read: a one-shot query, or
+# (`--index`) an explicit index: importing argparse (gettext, locale) and building the
+# full parser cost ~10 ms (a loaded 2-core machine) before its
+# walk and parse could start, on a ~0.3 s cold pass over laravel.
+_FAST = frozenset(("-q", "-o", "--open", "--show", "--web", "--text", "--index"))
 _VALUED = {
     "--limit": "limit",
     "--wait": "wait",
@@ -80,12 +85,15 @@ _VALUED = {
     "--text": "text",
     "--ranker": "ranker",
 }
+# Flags whose value may be left out (argparse's nargs="?"): then this constant.
+_OPTIONAL = {"--index": "."}
 
 
 def _fast(argv: list[str]) -> SimpleNamespace | None:
-    """The namespace of a plain one-shot query, or None for anything else (help, other
-    modes, `--`, a query that starts with `-`, a repeated flag, a malformed number)."""
-    if not any(a.partition("=")[0] in _ONE_SHOT for a in argv):
+    """The namespace of a plain one-shot query or `--index [DIR] [--path SUB]...`, or
+    None for anything else (help, other modes, `--`, a query or a value that starts
+    with `-`, a repeated flag other than --path, a malformed number)."""
+    if not any(a.partition("=")[0] in _FAST for a in argv):
         return None
     ns = SimpleNamespace(**DEFAULTS)
     seen: set[str] = set()
@@ -99,10 +107,30 @@ def _fast(argv: list[str]) -> SimpleNamespace | None:
             ns.query = arg
             continue
         name, eq, value = arg.partition("=")
+        if name == "--path":  # (argparse's append: repeatable)
+            if not eq:
+                if i >= len(argv) or argv[i].startswith("-"):
+                    return None
+                value = argv[i]
+                i += 1
+            ns.path = [*(ns.path or ()), value]
+            continue
         if name in seen:
             return None
         seen.add(name)
-        if name in _SWITCHES and not eq:
+        if name in _OPTIONAL:
+            if not eq:
+                if i < len(argv) and argv[i].startswith("-"):
+                    if argv[i] == "-" or argv[i][1:2].isdigit():
+                        return None  # (argparse takes `-` and `-1` for the value)
+                    value = _OPTIONAL[name]
+                elif i < len(argv):
+                    value = argv[i]
+                    i += 1
+                else:
+                    value = _OPTIONAL[name]
+            setattr(ns, name[2:], value)
+        elif name in _SWITCHES and not eq:
             setattr(ns, _SWITCHES[name], True)
         elif name in _VALUED:
             if not eq:
