@@ -23,7 +23,7 @@ from rq_engine.index.parse import Job, Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
 from rq_engine.index.stats import IndexProgress, IndexStats
 from rq_engine.lang import grammar, unread
-from rq_engine.store import derived, writes
+from rq_engine.store import derived, walsync, writes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -237,6 +237,9 @@ class Pass:
         suspension = fts.suspend(conn) if len(jobs) >= COLD_MIN_FILES else None
         stats.cold = suspension is not None
         cold = derived.ColdNames(repo_id) if suspension is not None else None
+        # (the log synced behind each batch, so the pass's final checkpoint is not
+        # left to sync all of it: store/walsync.py)
+        flusher = walsync.Flusher(conn) if suspension is not None else None
         stopped = False
         results = parse_all(
             self.root,
@@ -261,6 +264,8 @@ class Pass:
                 now = time.monotonic()
                 if pending and (len(pending) >= most or now - first_at >= every):
                     batch.write_batch(conn, repo_id, pending, stats, suspension, cold)
+                    if flusher is not None:
+                        flusher.kick()
                     self.leaf_pending.difference_update(r.path for r in pending)
                     pending = []
                     self.tick("parse", done, len(jobs))
@@ -284,6 +289,8 @@ class Pass:
                 self.tick("parse", done, len(jobs))
         finally:
             results.close()  # terminates the pool now, not at garbage collection
+            if flusher is not None:
+                flusher.close()
             if suspension is not None:
                 fts.resume(conn, suspension)
         return stopped
