@@ -110,6 +110,8 @@ def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
     walk = walker.start(checkout.root, git=checkout.git_dir is not None, subtrees=subs)
     stamp = gitstate.stamp(checkout.git_dir)
     status = gitstate.PendingStatus(checkout.root) if checkout.git_dir is not None else None
+    # (and the commit times a complete sweep records: fresh.settle)
+    log = gitstate.start_commit_times(checkout.root) if checkout.git_dir is not None else None
     from rq_engine.index import fresh
     from rq_engine.index.indexer import WRITER_BUSY_MS, run_index
     from rq_engine.store.db import connect
@@ -132,6 +134,7 @@ def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
                 held,
                 reindexed=changed,
                 dirs=stats.dirs,
+                log=log,
             )
     except KeyboardInterrupt:
         if bar:
@@ -141,6 +144,8 @@ def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
     finally:
         if bar:
             bar.clear()
+        if log is not None:
+            log.abandon()  # (unless settle read it: it wanted the times)
         conn.close()
     if stats.dropped:
         say(

@@ -223,13 +223,16 @@ def settle(
     *,
     reindexed: bool,
     dirs: dict[str, int] | None = None,
+    log: gitstate.Running | None = None,
 ) -> None:
     """Record that the index matches the work tree as of `stamp` (taken, with `held`,
     before the check or sweep that made it so): the verdict, the HEAD indexed (the
     stamp's: a checkout during the sweep must not be taken for indexed), the files
     held. Commit times are captured here, only when something was reindexed or HEAD
     moved since the last capture (a `git log` over COMMIT_WINDOW_DAYS). Nothing on a
-    read-only store: its verdict cannot be recorded, so every check asks git again."""
+    read-only store: its verdict cannot be recorded, so every check asks git again.
+    `log` is the capture's `git log` if the caller started it (gitstate.start_commit_times);
+    the caller abandons it after (it is read here only when wanted)."""
     from rq_engine.store.txn import transaction, writable
 
     if not writable(conn):
@@ -250,7 +253,7 @@ def settle(
         return
     times: dict[str, int] = {}
     if gd is not None and (reindexed or tracked.times_head != head):
-        times = gitstate.commit_times(root)
+        times = gitstate.commit_times(root, running=log)
     with transaction(conn):
         if times:
             from rq_engine.store import writes
