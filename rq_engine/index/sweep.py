@@ -23,13 +23,14 @@ from rq_engine.index.parse import Job, Parsed, max_file_bytes
 from rq_engine.index.pool import parse_all
 from rq_engine.index.stats import IndexProgress, IndexStats
 from rq_engine.lang import grammar, unread
-from rq_engine.store import derived, walsync, writes
+from rq_engine.store import derived, writes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     # the walker imports subprocess (~4 ms): a pass given its files (a search
     # revalidating a result) never walks
     from rq_engine.index import walker
+    from rq_engine.store.walsync import Flusher
 
 # A warming search only sees committed rows, so results commit at least this often.
 BATCH_SECONDS = 0.050
@@ -239,7 +240,11 @@ class Pass:
         cold = derived.ColdNames(repo_id) if suspension is not None else None
         # (the log synced behind each batch, so the pass's final checkpoint is not
         # left to sync all of it: store/walsync.py)
-        flusher = walsync.Flusher(conn) if suspension is not None else None
+        flusher: Flusher | None = None
+        if suspension is not None:  # (threading: not for a search revalidating a file)
+            from rq_engine.store.walsync import Flusher
+
+            flusher = Flusher(conn)
         stopped = False
         results = parse_all(
             self.root,
