@@ -1,16 +1,25 @@
 """Recovering definitions from what the C and C++ grammars misread: macros they
-cannot know. Three cases, each a function of the walk (_cfamily.Walk) it
+cannot know. Four cases, each a function of the walk (_cfamily.Walk) it
 serves: a body with no head in front of it (`orphan_body`: the head is read from
 its text), a body the grammar could not close (`salvage`: what starts at column 0
-inside it is taken at file scope), and a class or namespace whose body ends
-inside an ERROR node (`error`).
+inside it is taken at file scope), a class or namespace whose body ends
+inside an ERROR node (`error`), and a variable whose initializer the grammar
+could not read (`error` too: `initialized`).
 """
 
 from __future__ import annotations
 
 from rq_engine.core.model import Kind, Symbol, Visibility
 from rq_engine.lang import _common
-from rq_engine.lang._cnames import INLINE, SPECIFIERS, STATIC, TRANSPARENT, head_name, scoped_name
+from rq_engine.lang._cnames import (
+    INLINE,
+    SPECIFIERS,
+    STATIC,
+    TRANSPARENT,
+    declarator,
+    head_name,
+    scoped_name,
+)
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
 if TYPE_CHECKING:
@@ -54,6 +63,8 @@ def error(
     as its keyword, its name and `{` among them (LLVM's IRBuilderBase): what
     follows the `{` is read as that body."""
     kids = n.children
+    if access is None and n.start_point[1] == 0:
+        initialized(w, kids, scope)
     for k in range(len(kids) - 2):
         keyword = kids[k].type
         if keyword not in _OPENERS:
@@ -82,6 +93,51 @@ def error(
         w.block(kids[brace + 1 :], inner, default, own, None, False)
         return access
     return w.block(kids, scope, access, cls, None, False)
+
+
+# What may stand before an initialized variable's type, and the type itself.
+_QUALIFIERS = frozenset({"storage_class_specifier", "type_qualifier"})
+_TYPES = frozenset(
+    {
+        "primitive_type",
+        "sized_type_specifier",
+        "type_identifier",
+        "struct_specifier",
+        "union_specifier",
+        "enum_specifier",
+        "qualified_identifier",
+        "template_type",
+    }
+)
+
+
+def initialized(w: Walk, kids: list[Node], scope: str | None) -> None:
+    """A variable at file (or namespace) scope whose initializer the grammar could
+    not read opens an ERROR node with its head: qualifiers, a type, a declarator and
+    `=` (`static struct cftype cgroup_psi_files[] = {` with `#ifdef CONFIG_PSI`
+    inside the braces: the kernel slice lost ~20 such tables, `cgroup_subsys` too).
+    The head names the variable; it ends at the first `}` line at column 0 (the
+    ERROR itself may run to the end of the file)."""
+    i = 0
+    while i < len(kids) and kids[i].type in _QUALIFIERS:
+        i += 1
+    if i + 2 >= len(kids) or kids[i].type not in _TYPES or kids[i + 2].type != "=":
+        return
+    name_node, fn = declarator(kids[i + 1], w.f)
+    if name_node is None or fn or name_node.type != "identifier":
+        return
+    src = w.src
+    head = src[kids[0].start_byte : kids[i].start_byte]
+    if b"extern" in head:
+        return
+    at = name_node.start_byte
+    line = int(name_node.start_point[0]) + 1
+    close = src.find(b"\n}", at)
+    end = line + src.count(b"\n", at, close + 1) if close >= 0 else line
+    vis = Visibility.PRIVATE if STATIC.search(head) else Visibility.PUBLIC
+    name = src[at : name_node.end_byte].decode("utf-8", "replace")
+    s = Symbol(name, Kind.VARIABLE, line, end, scope if w.cpp else None, vis, w.lang)
+    w.found.append((at, s))
 
 
 def orphan_body(w: Walk, nodes: list[Node], i: int, scope: str | None, salvaging: bool) -> None:

@@ -93,6 +93,26 @@ def test_static_is_private_and_prototypes_are_not_definitions() -> None:
     assert [(s.name, s.visibility.value) for s in syms] == [("g", "private"), ("f", "public")]
 
 
+def test_a_table_whose_initializer_the_grammar_cannot_read_is_still_a_variable() -> None:
+    # `#ifdef` inside the braces: the grammar turns the rest of the file into an
+    # ERROR node; the table is still found, its span ends at its `};`, and what
+    # follows it is found too (kernel/cgroup/cgroup.c's cgroup_psi_files)
+    src = (
+        b"static struct cftype psi_files[] = {\n#ifdef CONFIG_PSI\n\t{\n"
+        b'\t\t.name = "io.pressure",\n\t},\n#endif\n\t{ }\n};\n\n'
+        b"struct cgroup_subsys *subsys[] = {\n#include <linux/x.h>\n};\n\n"
+        b"extern const int table[] = {\n#if X\n1,\n#endif\n};\n\n"
+        b"static void later(void)\n{\n}\n"
+    )
+    syms = CPlugin().extract(src)
+    got = [(s.name, s.kind.value, s.line, s.end_line, s.visibility.value) for s in syms]
+    assert got == [
+        ("psi_files", "variable", 1, 8, "private"),
+        ("subsys", "variable", 10, 12, "public"),
+        ("later", "function", 20, 22, "private"),
+    ]
+
+
 @pytest.mark.corpus
 def test_kernel_definitions_the_benchmark_expects() -> None:
     root = corpus("kernel")
@@ -103,6 +123,9 @@ def test_kernel_definitions_the_benchmark_expects() -> None:
         # after a body the grammar cannot close (a macro loop without braces)
         ("kernel/sched/fair.c", "check_preempt_wakeup", 7663),
         ("kernel/sched/fair.c", "task_tick_core", 11791),
+        # an initializer the grammar cannot read (`#ifdef` inside its braces)
+        ("kernel/cgroup/cgroup.c", "cgroup_psi_files", 5333),
+        ("kernel/sysctl.c", "kern_table", 1639),
     }
     for rel, name, line in sorted(want):
         syms = CPlugin().extract((root / rel).read_bytes())
