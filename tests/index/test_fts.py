@@ -101,17 +101,3 @@ def test_a_big_change_to_an_indexed_repository_takes_the_bulk_path(
     }
     names = {r[0] for r in db.execute("SELECT name FROM names")}
     assert "Widget0" not in names and "Gadget0" in names and "brand_new" in names
-
-
-def test_a_wal_sync_needs_a_file() -> None:
-    from rq_engine.store.db import connect_memory
-    from rq_engine.store.walsync import Flusher
-
-    conn = connect_memory()
-    try:
-        flusher = Flusher(conn)
-        flusher.kick()  # an in-memory store has no log to sync: nothing starts
-        assert flusher.thread is None
-        flusher.close()
-    finally:
-        conn.close()
