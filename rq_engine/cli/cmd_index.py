@@ -109,7 +109,7 @@ def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
             subs = [s or "." for s in subs]
     walk = walker.start(checkout.root, git=checkout.git_dir is not None, subtrees=subs)
     stamp = gitstate.stamp(checkout.git_dir)
-    status = gitstate.PendingStatus(checkout.root) if checkout.git_dir is not None else None
+    status = gitstate.start_status(checkout.root) if checkout.git_dir is not None else None
     # (and the commit times a complete sweep records: fresh.settle)
     log = gitstate.start_commit_times(checkout.root) if checkout.git_dir is not None else None
     from rq_engine.index import fresh
@@ -122,7 +122,7 @@ def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
         stats = run_index(conn, checkout, subtrees=subs, progress=bar, walk=walk)
         _rebuild_if_off(conn)
         if stats.complete:
-            st = status.result() if status is not None else None
+            st = gitstate.finish_status(status)
             changed = bool(stats.files_indexed or stats.files_deleted)
             held = fresh.held_keys(checkout.root, st)
             fresh.settle(
@@ -144,8 +144,9 @@ def _index(arg: str, subtrees: list[str], printer: Printer, data: bool) -> int:
     finally:
         if bar:
             bar.clear()
-        if log is not None:
-            log.abandon()  # (unless settle read it: it wanted the times)
+        for running in (status, log):
+            if running is not None:
+                running.abandon()  # (unless read: settle wanted the times, a complete pass the status)
         conn.close()
     if stats.dropped:
         say(

@@ -36,6 +36,8 @@ from rq_engine.lang.registry import language_for_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rq_engine.index.gitrun import Running
+
     StrPath = str | os.PathLike[str]
 
 
@@ -52,8 +54,8 @@ class Asking:
         since: int,
         quick: bool,
         ask: bool,
-        listing: gitstate.Running | None,
-        running: gitstate.Running | None,
+        listing: Running | None,
+        running: Running | None,
     ) -> None:
         self.root = root
         self.stamp = stamp

@@ -45,6 +45,8 @@ from rq_engine.lang.registry import language_for_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rq_engine.index.gitrun import Running
+
     StrPath = str | os.PathLike[str]
 
 # store.writes imports typing-free but heavier modules: the functions that write
@@ -223,7 +225,7 @@ def settle(
     *,
     reindexed: bool,
     dirs: dict[str, int] | None = None,
-    log: gitstate.Running | None = None,
+    log: Running | None = None,
 ) -> None:
     """Record that the index matches the work tree as of `stamp` (taken, with `held`,
     before the check or sweep that made it so): the verdict, the HEAD indexed (the

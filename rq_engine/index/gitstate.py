@@ -14,7 +14,6 @@ Stdlib + rq_engine.core only.
 from __future__ import annotations
 
 import os
-import time
 
 from rq_engine.core.identity import common_dir
 from rq_engine.core.record import Record
@@ -23,10 +22,13 @@ from rq_engine.core.record import Record
 # pathlib (~5 ms to import) is not loaded.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rq_engine.index.gitrun import Running
+
     StrPath = str | os.PathLike[str]
 
 # A forked question gives up after this long (s): the caller then walks and stats.
 GIT_TIMEOUT = 20.0
+
 # Commit times older than this add nothing to recency (14-day half-life: 2^-6 at 84 days),
 # so `git log` reads only this far back however long the history is.
 COMMIT_WINDOW_DAYS = 90
@@ -97,115 +99,6 @@ class Status(Record):
         self.deleted = deleted
 
 
-def _git(root: StrPath, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
-    """Run git in `root`; its stdout, or None when it fails or outlives `timeout`."""
-    running = Running.start(root, args)
-    return None if running is None else running.result(timeout)
-
-
-class Running:
-    """A git command started with posix_spawn, its stdout on a pipe.
-
-    posix_spawn rather than subprocess: subprocess costs ~4 ms to import, and a miss
-    that asks git pays it on top of git itself (posix_spawn is safe from the picker's
-    threads too). git's stdin and stderr are /dev/null."""
-
-    def __init__(self, pid: int, fd: int) -> None:
-        self.pid = pid
-        self.fd = fd
-
-    @staticmethod
-    def start(root: StrPath, args: tuple[str, ...]) -> Running | None:
-        r, w = os.pipe()
-        null = os.open(os.devnull, os.O_RDWR)
-        try:
-            pid = _spawn_in(root, args, null, w, r)
-        except OSError:
-            os.close(r)
-            return None
-        finally:
-            os.close(w)
-            os.close(null)
-        return Running(pid, r)
-
-    def result(self, timeout: float = GIT_TIMEOUT) -> bytes | None:
-        """Its stdout once it exits 0; None when it fails or outlives `timeout`."""
-        chunks: list[bytes] = []
-        ok = True
-        try:
-            # (git done first, as on a miss's check on Django: no wait, nor select to load)
-            if not self._drained(chunks):
-                ok = self._wait(chunks, time.monotonic() + timeout)
-        finally:
-            os.close(self.fd)
-            self.fd = -1
-            if not ok:
-                self.kill()
-            _, status = os.waitpid(self.pid, 0)
-        if not ok or os.waitstatus_to_exitcode(status) != 0:
-            return None
-        return b"".join(chunks)
-
-    def _drained(self, chunks: list[bytes]) -> bool:
-        """Read what git wrote without waiting; True when that was all of it."""
-        os.set_blocking(self.fd, False)
-        while True:
-            try:
-                data = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                return False
-            if not data:
-                return True
-            chunks.append(data)
-
-    def _wait(self, chunks: list[bytes], end: float) -> bool:
-        """Read the rest as git writes it: True once it closes its output, False at `end`."""
-        import select  # (~0.2 ms to load: only while git is still running)
-
-        while True:
-            left = end - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                return False  # hung: give up on it
-            if self._drained(chunks):
-                return True
-
-    def kill(self) -> None:
-        try:
-            os.kill(self.pid, 9)
-        except ProcessLookupError:
-            pass
-
-    def abandon(self) -> None:
-        """Not wanted after all: stop it and reap it (nothing once `result` read it)."""
-        if self.fd < 0:
-            return
-        self.kill()
-        os.close(self.fd)
-        self.fd = -1
-        os.waitpid(self.pid, 0)
-
-
-# Make every pathspec literal, or `*` stop at `/`: a narrowed status (fresh.check)
-# would then miss edits, so the user's setting of these does not reach our git.
-_PATHSPEC_ENV = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS")
-
-
-def _spawn_in(root: StrPath, args: tuple[str, ...], null: int, w: int, r: int) -> int:
-    # `git -C ROOT`: git changes directory itself (posix_spawn has no cwd on 3.11)
-    env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_ENV}
-    return os.posix_spawnp(
-        "git",
-        ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", *args],
-        env,
-        file_actions=[
-            (os.POSIX_SPAWN_DUP2, null, 0),
-            (os.POSIX_SPAWN_DUP2, w, 1),
-            (os.POSIX_SPAWN_DUP2, null, 2),
-            (os.POSIX_SPAWN_CLOSE, r),
-        ],
-    )
-
-
 _STATUS = (
     "--no-optional-locks",
     "status",
@@ -221,7 +114,9 @@ def status(root: StrPath, timeout: float = GIT_TIMEOUT, *, untracked: bool = Tru
     still), or None when git fails. Without `untracked`, git skips reading every
     directory for new files: ~10 ms instead of ~30 ms on Django (fresh.check decides
     when that is safe)."""
-    out = _git(root, *_status_args(untracked), timeout=timeout)
+    from rq_engine.index.gitrun import git
+
+    out = git(root, *_status_args(untracked), timeout=timeout)
     return None if out is None else parse_status(out)
 
 
@@ -236,6 +131,8 @@ def start_status(
     limits it to the paths that match (git then stats only those files). Without
     `threads`, git lstats the files on one thread (core.preloadIndex off), leaving
     the other cores to the caller's own work meanwhile (fresh.check)."""
+    from rq_engine.index.gitrun import Running
+
     args = _status_args(untracked)
     if pathspec:
         args = (*args, "--", *pathspec)
@@ -264,39 +161,9 @@ def _status_args(untracked: bool) -> tuple[str, ...]:
 def start_listing(root: StrPath) -> Running | None:
     """`git ls-files -z` started: every path the index tracks, NUL-separated (collect
     with `Running.result`)."""
+    from rq_engine.index.gitrun import Running
+
     return Running.start(root, ("ls-files", "-z"))
-
-
-class PendingStatus:
-    """`git status` running while the caller does other work (an explicit index)."""
-
-    def __init__(self, root: StrPath) -> None:
-        import subprocess
-
-        self.proc: subprocess.Popen[bytes] | None
-        try:
-            self.proc = subprocess.Popen(
-                ["git", "-c", "core.quotePath=false", *_STATUS],
-                cwd=root,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            self.proc = None
-
-    def result(self) -> Status | None:
-        import subprocess
-
-        if self.proc is None:
-            return None
-        try:
-            out, _ = self.proc.communicate(timeout=GIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.communicate()
-            return None
-        return parse_status(out) if self.proc.returncode == 0 else None
 
 
 def ignored(root: StrPath, paths: list[str], timeout: float = GIT_TIMEOUT) -> set[str] | None:
@@ -305,7 +172,8 @@ def ignored(root: StrPath, paths: list[str], timeout: float = GIT_TIMEOUT) -> se
     `git check-ignore`; asked only about directories a listing did not show."""
     import subprocess  # (~4 ms: only a directory record that found unknown directories asks)
 
-    env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_ENV}
+    from rq_engine.index.gitrun import env
+
     cmd = ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", "check-ignore"]
     try:
         done = subprocess.run(
@@ -313,7 +181,7 @@ def ignored(root: StrPath, paths: list[str], timeout: float = GIT_TIMEOUT) -> se
             input=b"".join(os.fsencode(p) + b"\0" for p in paths),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=env,
+            env=env(),
             timeout=timeout,
         )
     except (OSError, subprocess.SubprocessError):
@@ -349,7 +217,9 @@ def parse_status(out: bytes) -> Status:
 
 def changed_between(root: StrPath, old: str, new: str) -> list[str] | None:
     """Paths that differ between two commits (both sides of a rename), or None."""
-    out = _git(root, "diff", "--name-only", "-z", "--no-renames", old, new)
+    from rq_engine.index.gitrun import git
+
+    out = git(root, "diff", "--name-only", "-z", "--no-renames", old, new)
     if out is None:
         return None
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
@@ -376,15 +246,17 @@ def branch_files(
     """On a feature branch: files that differ from the trunk since the branch left it
     (committed and uncommitted). The trunk itself, a detached HEAD or a repository
     without a trunk: none (the trunk pays nothing)."""
+    from rq_engine.index.gitrun import git
+
     if git_dir is None or branch is None:
         return []
     t = trunk(git_dir)
     if t is None or t[1] == branch:
         return []
-    base = _git(root, "merge-base", "HEAD", t[0], timeout=timeout)
+    base = git(root, "merge-base", "HEAD", t[0], timeout=timeout)
     if not base:
         return []
-    out = _git(
+    out = git(
         root, "diff", "--name-only", "-z", "--no-renames", base.decode().strip(), timeout=timeout
     )
     return [os.fsdecode(p) for p in (out or b"").split(b"\0") if p]
@@ -399,6 +271,8 @@ def start_commit_times(root: StrPath, days: int = COMMIT_WINDOW_DAYS) -> Running
     hands it to fresh.settle, which asks for the times only after the last commit:
     there it was ~3 ms of process start on laravel's one commit, and a `git log
     --name-only` over a busy repository's 90 days costs tens of ms more)."""
+    from rq_engine.index.gitrun import Running
+
     return Running.start(root, _log_args(days))
 
 
@@ -407,7 +281,9 @@ def commit_times(
 ) -> dict[str, int]:
     """path -> the unix time of the newest commit touching it, over the last `days`
     (read from `running`, start_commit_times's, when given)."""
-    out = running.result() if running is not None else _git(root, *_log_args(days))
+    from rq_engine.index.gitrun import git
+
+    out = running.result() if running is not None else git(root, *_log_args(days))
     # `\x01<time>\0` then `\n<path>\0<path>\0…` per commit: a path holds any byte but
     # NUL (`new\nline.py`), and only the first after a header has the `\n` before it
     times: dict[str, int] = {}

@@ -328,27 +328,13 @@ def _spawn(root: str, base: str, out: str, stamp: str) -> _Job | None:
     except OSError:
         return None
     tmp = f"{out}.{os.getpid()}.tmp"
-    r, w = os.pipe()
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        pid = os.posix_spawn(
-            "/bin/sh",
-            ["sh", "-c", _SCRIPT, "sh", root, base, tmp, out, stamp],
-            dict(os.environ),
-            file_actions=[
-                (os.POSIX_SPAWN_DUP2, null, 0),
-                (os.POSIX_SPAWN_DUP2, w, 1),
-                (os.POSIX_SPAWN_DUP2, null, 2),
-                (os.POSIX_SPAWN_CLOSE, r),
-            ],
-        )
-    except OSError:
-        os.close(r)
+    from rq_engine.index.gitrun import spawn  # (only when a refresh starts)
+
+    argv = ["sh", "-c", _SCRIPT, "sh", root, base, tmp, out, stamp]
+    started = spawn("/bin/sh", argv, dict(os.environ))
+    if started is None:
         return None
-    finally:
-        os.close(w)
-        os.close(null)
-    job = _Job(pid, r, time.monotonic() + budget_ms() / 1000)
+    job = _Job(*started, time.monotonic() + budget_ms() / 1000)
     _jobs[out] = job
     return job
 

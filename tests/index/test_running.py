@@ -1,4 +1,4 @@
-"""gitstate.Running: a git started with posix_spawn, read without loading select when
+"""gitrun.Running: a git started with posix_spawn, read without loading select when
 it is already done, waited for (bounded) when it is not. Real git, real processes."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rq_engine.index.gitstate import Running
+from rq_engine.index.gitrun import Running
 from tests.conftest import Repo
 
 
