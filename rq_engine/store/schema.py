@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.store.migrations import STEPS, Step, statements
+from rq_engine.store.migrations import STEPS, Step
+from rq_engine.store.sqlscript import statements
 from rq_engine.store.txn import transaction
 
 
