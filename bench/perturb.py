@@ -14,6 +14,7 @@ name and style):
   typo_insert    a neighbouring key typed too             HttpRequwest
   typo_subst     a neighbouring key instead               HttpRrquest
   typo_double    two of those, queries of 10+ letters
+  typo_prefix    prefix_short with one of those inside      HttpReuq
   typo_first_swap / typo_first_subst   the same at the first letter (reported apart)
   abbr_initials  initial of each word, 3+ words           hwia
   abbr_heads     first 2-4 letters of each word           htreq
@@ -92,6 +93,7 @@ STYLES = [
     "typo_insert",
     "typo_subst",
     "typo_double",
+    "typo_prefix",
     "typo_first_swap",
     "typo_first_subst",
     "abbr_initials",
@@ -109,7 +111,7 @@ STYLES = [
 APART = ("typo_first_swap", "typo_first_subst", "sep_space")
 GROUPS = {
     "prefix": ("prefix_short", "prefix_half", "prefix_word"),
-    "typo": ("typo_swap", "typo_delete", "typo_insert", "typo_subst", "typo_double"),
+    "typo": ("typo_swap", "typo_delete", "typo_insert", "typo_subst", "typo_double", "typo_prefix"),
     "abbrev": ("abbr_initials", "abbr_heads", "abbr_lead", "abbr_skeleton", "lower_concat"),
     "separator": ("sep_snake", "sep_camel", "sep_kebab"),
 }
@@ -245,6 +247,13 @@ def variants(name: str, seed: int, corpus: str) -> dict[str, tuple[str, int]]:
             v = _typo(name, kind, rng(f"typo_first_{kind}"), first=True)
             if v and fold(v) != f and len(fold(v)) >= 4:
                 out[f"typo_first_{kind}"] = (v, 1)
+    if "prefix_short" in out:
+        # a slip while typing, before the name is finished (the picker asks at every key)
+        p = out["prefix_short"][0]
+        r = rng("typo_prefix")
+        v = _typo(p, r.choice(("swap", "delete", "insert", "subst")), r)
+        if v and fold(v) != fold(p) and len(fold(v)) >= 5:
+            out["typo_prefix"] = (v, 1)
     if len(f) >= 10:
         r = rng("typo_double")
         kinds = r.sample(["swap", "delete", "insert", "subst"], 2)
@@ -349,6 +358,26 @@ class Names:
                     return f
         return ""
 
+    def near_start(self, q: str, target: str) -> str:
+        """A folded name other than `target`, no longer than it, whose start is one
+        edit from q with q's first letter ("" if none): it explains a typo'd prefix
+        as well as the target does."""
+        alphabet = set("abcdefghijklmnopqrstuvwxyz0123456789") | set(q)
+        cands: set[str] = set()
+        for i in range(1, len(q) + 1):
+            head, tail = q[:i], q[i:]
+            cands.update(head + c + tail for c in alphabet)
+            if tail:
+                cands.add(head + tail[1:])
+                cands.update(head + c + tail[1:] for c in alphabet)
+            if len(tail) >= 2:
+                cands.add(head + tail[1] + tail[0] + tail[2:])
+        for c in sorted(cands):
+            for f in self.with_prefix(c):
+                if f != target and len(f) <= len(target):
+                    return f
+        return ""
+
     def with_prefix(self, p: str) -> list[str]:
         i = bisect.bisect_left(self.folds, p)
         out = []
@@ -429,6 +458,10 @@ class Names:
             rival = self.near(q, t, edits, first)
             if rival:
                 return f"{edits} edit(s) from {sorted(self.by_fold[rival])[0]}"
+            if style == "typo_prefix":
+                rival = self.near_start(q, t)
+                if rival:
+                    return f"starts one edit away too: {sorted(self.by_fold[rival])[0]}"
             # the seed's D14: a near miss yields to a clean in-order abbreviation
             spelled = self.word_matches(q, full=False) - {t}
             if spelled:

@@ -52,17 +52,7 @@ def typo_candidates(query_fold: str, keep: int = 0) -> set[str]:
     if n < MIN_TYPO_LEN or n > MAX_TYPO_LEN:
         return set()
     alphabet = _ALPHABET.union(q[1:])
-    # The first letter stays: a near miss keeps it (scoring.match_typo), or swaps it
-    # with the second (one edit: `ocntext` → context).
-    out: set[str] = {q[1] + q[0] + q[2:]}
-    for i in range(1, n):
-        head, tail = q[:i], q[i + 1 :]
-        out.add(head + tail)  # an extra letter typed
-        if tail:
-            out.add(head + tail[0] + q[i] + tail[1:])  # neighbours swapped
-        out.update(head + c + tail for c in alphabet)  # a wrong letter
-        tail = q[i:]
-        out.update(head + c + tail for c in alphabet)  # a letter left out
+    out = one_edit(q, alphabet)
     out.update(q + c for c in alphabet)
     if n >= TWO_EDITS_LEN and n <= MAX_TWO_EDIT_LEN:
         out |= _two_cheap_edits(q)
@@ -89,15 +79,35 @@ def typo_prefixes(query_fold: str) -> set[str]:
     if n < TWO_EDITS_LEN or n > MAX_TWO_EDIT_LEN:
         return set()
     half = q[: n // 2]
-    alphabet = _ALPHABET.union(half[1:])
-    out = {half, half[1] + half[0] + half[2:]}
-    for i in range(1, len(half)):
-        head, tail = half[:i], half[i + 1 :]
+    return {half} | one_edit(half, _ALPHABET.union(half[1:]))
+
+
+def one_edit(q: str, alphabet: frozenset[str]) -> set[str]:
+    """`q` one edit off, its first letter kept (or swapped with the second: `ocntext`
+    → context), as scoring.match_typo and match_typo_prefix accept: a letter too
+    many, two neighbours swapped, a wrong letter or one left out (not after the
+    last letter: the callers differ there)."""
+    out = {q[1] + q[0] + q[2:]} if len(q) > 1 else set()
+    for i in range(1, len(q)):
+        head, tail = q[:i], q[i + 1 :]
         out.add(head + tail)  # an extra letter typed
         if tail:
-            out.add(head + tail[0] + half[i] + tail[1:])  # neighbours swapped
+            out.add(head + tail[0] + q[i] + tail[1:])  # neighbours swapped
         out.update(head + c + tail for c in alphabet)  # a wrong letter
-        out.update(head + c + half[i:] for c in alphabet)  # a letter left out
+        out.update(head + c + q[i:] for c in alphabet)  # a letter left out
+    return out
+
+
+def typo_prefix_starts(query_fold: str) -> set[str]:
+    """The starts a name must have for scoring.match_typo_prefix to take it: the
+    query one edit off (its first letter kept or swapped). A letter left out after
+    the last one is no start of its own: such a name starts with the query itself,
+    a literal prefix. Empty outside the typo layer's lengths (~75 a letter)."""
+    q = query_fold
+    if len(q) < MIN_TYPO_LEN or len(q) > MAX_TYPO_LEN:
+        return set()
+    out = one_edit(q, _ALPHABET.union(q[1:]))
+    out.discard(q)
     return out
 
 
@@ -185,6 +195,8 @@ def _two_cheap_edits(q: str) -> set[str]:
 __all__ = [
     "is_letter_pair_variant",
     "letter_pairs_apply",
+    "one_edit",
     "typo_candidates",
+    "typo_prefix_starts",
     "typo_prefixes",
 ]

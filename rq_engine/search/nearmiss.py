@@ -26,6 +26,7 @@ from rq_engine.search.keys import (
     is_letter_pair_variant,
     letter_pairs_apply,
     typo_candidates,
+    typo_prefix_starts,
     typo_prefixes,
 )
 from rq_engine.search.rank import match_quality
@@ -158,6 +159,49 @@ def names_typo_far_end(conn: sqlite3.Connection, repo: int, folded: str, limit: 
     ]
 
 
+def names_typo_prefix(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
+    """Names that start one edit from the query and go on past it: what
+    scoring.match_typo_prefix takes (`httprepson` → HttpResponse). One indexed range
+    of `names.fold` per keys.typo_prefix_starts start (~75 a query letter; a
+    range of a start that no name has costs one seek)."""
+    starts = typo_prefix_starts(folded)
+    if not starts:
+        return []
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT n.name FROM json_each(?) AS j CROSS JOIN names AS n"
+            " ON n.repository_id = ? AND n.fold > j.value AND n.fold < j.value || ?"
+            " LIMIT ?",
+            (_json_list(starts, folded), repo, _TOP, limit),
+        )
+    ]
+
+
+def prefix_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
+    """Whether to look for near misses of a name's start: only when no near miss of
+    a whole name was found, and one of a start could join (D14: its evidence, the
+    query less one letter, at least the best in-order match's) and outrank the
+    best in-order match (its ceiling: a name no longer than the query's letters)."""
+    n = len(folded)
+    kept = n - 1
+    ceiling = (
+        WEIGHTS["typo"]
+        + WEIGHTS["alignment"] * kept / n
+        + WEIGHTS["typo_edit"]
+        + WEIGHTS["typo_prefix"]
+        + WEIGHTS["coverage"] * kept / n
+    )
+    for e in pool:
+        if e.match.kind == "typo":
+            return False
+        if e.match.kind in ("abbrev", "subseq") and (
+            e.match.evidence > kept or match_quality(e.match) >= ceiling
+        ):
+            return False
+    return True
+
+
 def far_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
     """Whether to look two edits away where typo_candidates cannot (two new
     letters): only when no near miss was found, and a two-edit one could both
@@ -193,4 +237,11 @@ def _json_list(items: set[str] | frozenset[str], folded: str) -> str:
     return json.dumps(sorted(items))
 
 
-__all__ = ["far_could_join", "names_typo", "names_typo_far_end", "names_typo_far_start"]
+__all__ = [
+    "far_could_join",
+    "names_typo",
+    "names_typo_far_end",
+    "names_typo_far_start",
+    "names_typo_prefix",
+    "prefix_could_join",
+]

@@ -33,6 +33,7 @@ from rq_engine.core.scoring import (
     match_exact_prefix,
     match_fuzzy,
     match_typo,
+    match_typo_prefix,
     typo_edits,
 )
 from rq_engine.core.scoring.rank import PoolEntry, Row
@@ -317,9 +318,14 @@ class _Run:
         matcher: Callable[[str], NameMatch | None],
         layer: str,
         cap: int,
+        *,
+        again: bool = False,
     ) -> None:
+        """Rows of the names `matcher` takes, into the pool. A name an earlier layer
+        already tried is skipped, unless `again` (a matcher that takes names the
+        others refused: a near miss of a name's start)."""
         seen = self.seen_names.setdefault(rid, set())
-        fresh = [n for n in names if n not in seen]
+        fresh = names if again else [n for n in names if n not in seen]
         if not fresh:
             return
         matches: dict[str, NameMatch] = {}
@@ -383,6 +389,20 @@ class _Run:
                 names = far(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
                 self._fetch_names(
                     rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY
+                )
+        # no whole name is near: a name whose start is (a query typed with a slip,
+        # not finished yet)
+        if nm.prefix_could_join(q.leaf_fold, self.pool.values()):
+            for rid in self.s.repo_ids:
+                self._check()
+                names = nm.names_typo_prefix(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
+                self._fetch_names(
+                    rid,
+                    names,
+                    lambda n: match_typo_prefix(q.leaf, n),
+                    "typo",
+                    ROWS_PER_FUZZY,
+                    again=True,
                 )
 
 

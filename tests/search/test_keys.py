@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rq_engine.core.namekeys import name_keys, name_record
 from rq_engine.core.query import fold, parse
 from rq_engine.core.scoring import Candidate, score
-from rq_engine.search.keys import is_letter_pair_variant, typo_candidates
+from rq_engine.search.keys import is_letter_pair_variant, typo_candidates, typo_prefix_starts
 
 
 def edit_distance(a: str, b: str, cap: int) -> int:
@@ -61,6 +61,22 @@ def test_every_candidate_is_within_the_scorers_budget(q: str) -> None:
     for cand in cands[:: 1 + len(cands) // 1500]:  # a spread of at most ~1,500 a query
         assert cand[0] == q[0] or cand[:2] == q[1::-1]  # kept, or swapped with the second
         assert 1 <= edit_distance(q, cand, allowed + slack) <= allowed + slack, (q, cand)
+
+
+def test_a_typo_in_an_unfinished_name_has_a_start_of_the_name() -> None:
+    for typo, name in [
+        ("HttpRepson", "HttpResponse"),  # swap
+        ("BehaviourSub", "BehaviorSubject"),  # a letter too many
+        ("Semphor", "Semaphore"),  # a letter left out
+        ("ForeignKye", "ForeignKeyDescriptor"),  # swap at the end of what was typed
+        ("Contxe", "Context"),
+        ("ocntex", "Context"),  # the first two letters swapped
+    ]:
+        f = fold(name)
+        starts = typo_prefix_starts(fold(typo))
+        assert any(f.startswith(s) and len(f) > len(s) for s in starts), (typo, name)
+    assert fold("HttpRepson") not in typo_prefix_starts(fold("HttpRepson"))
+    assert typo_prefix_starts("abc") == set()  # under four letters: no near miss
 
 
 def test_the_judged_typos_are_candidates_and_the_scorer_takes_them() -> None:

@@ -313,6 +313,24 @@ def test_a_near_miss_keeps_its_first_letter(ask: Ask) -> None:
     assert "dbOnce" not in names(ask("debounce"))  # two edits need ten letters
 
 
+def test_a_slip_in_a_name_not_finished_yet_still_finds_it(ask: Ask) -> None:
+    # what the picker asks at each key after a slip: one edit from the name's start
+    for q, name in [
+        ("ForiegnK", "ForeignKey"),  # swap
+        ("BehaviourSub", "BehaviorSubject"),  # a letter too many
+        ("Refnudproc", "RefundProcessor"),  # swap, lower-case
+        ("Semahp", "Semaphore"),
+    ]:
+        h = ask(q)[0]
+        assert h.name == name, (q, order(ask(q)))
+        assert quality(h) == "typo" and parts(h)["typo_prefix"] == WEIGHTS["typo_prefix"], (q, h)
+    # a near miss of a whole name is not one of its start
+    assert "typo_prefix" not in parts(find(ask("Semahpore"), "Semaphore"))
+    # …nor a first letter changed, two edits, or a name the query is longer than
+    for q in ("Sorefundproc", "Rfenudproc", "ForiegnKeyz"):
+        assert not any("typo_prefix" in parts(h) for h in ask(q)), q
+
+
 # --- case, kind, visibility -------------------------------------------------------
 
 

@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rq_engine.core.query import parse
-from rq_engine.core.scoring import KIND_WEIGHTS, WEIGHTS, Candidate, match_name, score
+from rq_engine.core.scoring import (
+    KIND_WEIGHTS,
+    WEIGHTS,
+    Candidate,
+    match_name,
+    match_typo_prefix,
+    score,
+)
 
 
 def parts(q: str, name: str) -> dict[str, float]:
@@ -40,6 +47,23 @@ def test_typo_matches_up_to_two_edits_scored_by_kept_letters() -> None:
     assert one["typo_edit"] == WEIGHTS["typo_edit"] and two["typo_edit"] == 2 * WEIGHTS["typo_edit"]
     assert sum(one.values()) > sum(two.values())
     assert score(parse("HtRepsonsx"), Candidate("HttpResponse")) is None  # three edits
+
+
+def test_a_near_miss_of_a_start_is_one_edit_short_of_the_name() -> None:
+    m = match_typo_prefix("ForiegnK", "ForeignKey")
+    assert m is not None and m.kind == "typo" and m.edits == 1
+    part = dict(m.parts)
+    assert (
+        part["typo_prefix"] == WEIGHTS["typo_prefix"] and part["typo_edit"] == WEIGHTS["typo_edit"]
+    )
+    # the coverage of a longer name is less: a shorter completion ranks first
+    longer = match_typo_prefix("ForiegnK", "ForeignKeyDescriptor")
+    assert longer is not None and dict(longer.parts)["coverage"] < part["coverage"]
+    assert match_typo_prefix("ForiegnKey", "ForeignKey") is None  # the whole name: match_typo
+    assert match_typo_prefix("ForeignK", "ForeignKey") is None  # a literal prefix
+    assert match_typo_prefix("DoriegnK", "ForeignKey") is None  # another first letter
+    assert match_typo_prefix("FrogienK", "ForeignKey") is None  # two edits
+    assert match_typo_prefix("Frg", "Forge") is None  # under four letters
 
 
 # --- invariants (Hypothesis) -------------------------------------------------------

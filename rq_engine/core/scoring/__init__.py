@@ -63,6 +63,7 @@ from rq_engine.core.scoring.matching import (
     match_fuzzy,
     match_name,
     match_typo,
+    match_typo_prefix,
 )
 from rq_engine.core.scoring.weights import (
     KIND_WEIGHTS,
@@ -160,6 +161,7 @@ __all__ = [
     "match_fuzzy",
     "match_name",
     "match_typo",
+    "match_typo_prefix",
     "MAX_FUZZY_LEAF",
     "MIN_TYPO_LEN",
     "NameMatch",

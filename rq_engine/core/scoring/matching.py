@@ -370,6 +370,39 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     return NameMatch("typo", (*parts, *_joiner_parts(leaf, name)), pos, kept, edits=d)
 
 
+def match_typo_prefix(leaf: str, name: str) -> NameMatch | None:
+    """A near miss of the name's start (`HttpRepson` → HttpResponse, `Contxe` →
+    Context): one edit from a prefix of the folded name that leaves letters after
+    it — what a query typed with a slip looks like before it is finished (the
+    picker asks at every keystroke). match_typo's first-letter rule; one edit
+    whatever the length, under MIN_TYPO_LEN letters none. Scored like a near miss
+    of the name (the letters it keeps, over the whole name for `coverage`), less
+    `typo_prefix`, so a near miss of a whole name ranks first."""
+    q = fold(leaf)
+    n = len(q)
+    if not typo_edits(n):
+        return None
+    low, idx = fold_positions(name)
+    if len(low) <= n - 1 or (low[0] != q[0] and low[:2] != q[1::-1]):
+        return None
+    # the prefix one edit away: as long as the query, a letter shorter (a letter too
+    # many typed) or longer (one left out), always short of the whole name
+    if not any(edit_distance(q, low[:k], 1) == 1 for k in (n, n - 1, n + 1) if k < len(low)):
+        return None
+    if low.startswith(q):
+        return None  # a literal prefix (match_exact_prefix's)
+    kept = n - 1
+    pos = tuple(idx[j] for j in _kept_positions(q, low[: n + 1]))
+    parts = (
+        ("typo", WEIGHTS["typo"]),
+        ("alignment", round(WEIGHTS["alignment"] * kept / n, 1)),
+        ("typo_edit", WEIGHTS["typo_edit"]),
+        ("typo_prefix", WEIGHTS["typo_prefix"]),
+        ("coverage", round(WEIGHTS["coverage"] * kept / len(low), 1)),
+    )
+    return NameMatch("typo", (*parts, *_joiner_parts(leaf, name)), pos, kept, edits=1)
+
+
 def _kept_positions(q: str, low: str) -> list[int]:
     """Positions of `low` that a longest common subsequence with `q` keeps (highlighting)."""
     return [j for _, j in kept_pairs(q, low)]

@@ -19,6 +19,7 @@ WEIGHTS: dict[str, float] = {
     "coverage": 200.0,  # fuzzy: scaled by the share of the name the query accounts for
     "late_start": -60.0,  # fuzzy: the match skips the name's first word
     "typo_edit": -40.0,  # per edit of a near miss
+    "typo_prefix": -20.0,  # the near miss is of the name's start (`HttpRepson` → HttpResponse)
     "separators": -50.0,  # exact/prefix only with joiners left out or added (D19)
     "wildcard": -50.0,  # `a.b` matched with `.` as any one character (no scope answered)
     "via_package": -40.0,  # the query's head named the package (`bufscanner` → bufio.Scanner)
