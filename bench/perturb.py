@@ -308,6 +308,22 @@ def _counts(f: str) -> tuple[int, ...]:
     return (*(f.count(c) for c in _COUNTED), sum(1 for c in f if c not in _COUNTED))
 
 
+def _one_edit(q: str, start: int) -> set[str]:
+    """q one edit off (a letter inserted, deleted or replaced, two neighbours
+    swapped), the edits at position `start` or after."""
+    alphabet = set("abcdefghijklmnopqrstuvwxyz0123456789") | set(q)
+    cands: set[str] = set()
+    for i in range(start, len(q) + 1):
+        head, tail = q[:i], q[i:]
+        cands.update(head + c + tail for c in alphabet)
+        if tail:
+            cands.add(head + tail[1:])
+            cands.update(head + c + tail[1:] for c in alphabet)
+        if len(tail) >= 2:
+            cands.add(head + tail[1] + tail[0] + tail[2:])
+    return cands
+
+
 class Names:
     """A corpus's distinct names (from the index's `names` table), with the lookups the
     ambiguity rules need, built lazily."""
@@ -330,16 +346,7 @@ class Names:
         """A folded name other than `target` within `edits` edits of q ("" if none):
         one edit by generating q's neighbours, two by a letter-count filter and OSA."""
         if edits == 1:
-            alphabet = set("abcdefghijklmnopqrstuvwxyz0123456789") | set(q)
-            cands: set[str] = set()
-            for i in range(len(q) + 1):
-                head, tail = q[:i], q[i:]
-                cands.update(head + c + tail for c in alphabet)
-                if tail:
-                    cands.add(head + tail[1:])
-                    cands.update(head + c + tail[1:] for c in alphabet)
-                if len(tail) >= 2:
-                    cands.add(head + tail[1] + tail[0] + tail[2:])
+            cands = _one_edit(q, 0)
             hits = sorted(
                 f for f in cands if f != target and f in self.by_fold and f.startswith(first)
             )
@@ -362,17 +369,7 @@ class Names:
         """A folded name other than `target`, no longer than it, whose start is one
         edit from q with q's first letter ("" if none): it explains a typo'd prefix
         as well as the target does."""
-        alphabet = set("abcdefghijklmnopqrstuvwxyz0123456789") | set(q)
-        cands: set[str] = set()
-        for i in range(1, len(q) + 1):
-            head, tail = q[:i], q[i:]
-            cands.update(head + c + tail for c in alphabet)
-            if tail:
-                cands.add(head + tail[1:])
-                cands.update(head + c + tail[1:] for c in alphabet)
-            if len(tail) >= 2:
-                cands.add(head + tail[1] + tail[0] + tail[2:])
-        for c in sorted(cands):
+        for c in sorted(_one_edit(q, 1)):
             for f in self.with_prefix(c):
                 if f != target and len(f) <= len(target):
                     return f

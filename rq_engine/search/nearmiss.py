@@ -184,22 +184,8 @@ def prefix_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
     query less one letter, at least the best in-order match's) and outrank the
     best in-order match (its ceiling: a name no longer than the query's letters)."""
     n = len(folded)
-    kept = n - 1
-    ceiling = (
-        WEIGHTS["typo"]
-        + WEIGHTS["alignment"] * kept / n
-        + WEIGHTS["typo_edit"]
-        + WEIGHTS["typo_prefix"]
-        + WEIGHTS["coverage"] * kept / n
-    )
-    for e in pool:
-        if e.match.kind == "typo":
-            return False
-        if e.match.kind in ("abbrev", "subseq") and (
-            e.match.evidence > kept or match_quality(e.match) >= ceiling
-        ):
-            return False
-    return True
+    tail = WEIGHTS["typo_edit"] + WEIGHTS["typo_prefix"] + WEIGHTS["coverage"] * (n - 1) / n
+    return _typo_could_join(n, n - 1, tail, pool)
 
 
 def far_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
@@ -209,13 +195,14 @@ def far_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
     best in-order match's evidence) and match better than the best in-order
     match (its ceiling: every kept letter, a name no longer than them)."""
     n = len(folded)
-    kept = n - 2
-    ceiling = (
-        WEIGHTS["typo"]
-        + WEIGHTS["alignment"] * kept / n
-        + 2 * WEIGHTS["typo_edit"]
-        + WEIGHTS["coverage"]
-    )
+    return _typo_could_join(n, n - 2, 2 * WEIGHTS["typo_edit"] + WEIGHTS["coverage"], pool)
+
+
+def _typo_could_join(n: int, kept: int, tail: float, pool: Iterable[PoolEntry]) -> bool:
+    """No near miss in the pool yet, and one keeping `kept` of the query's `n` letters
+    (ceiling: typo + alignment + `tail`, its edits' and coverage's best) could both
+    join by D14 and outrank every in-order match."""
+    ceiling = WEIGHTS["typo"] + WEIGHTS["alignment"] * kept / n + tail
     for e in pool:
         if e.match.kind == "typo":
             return False
