@@ -6,11 +6,11 @@ ranked where it did. Stdlib only; must not import sqlite3, the store or any
 face.
 
 The package: weights.py holds every number (docs/scoring.md explains each),
-words.py a name's words (starts, skeleton, initials), matching.py the name
-matchers, features.py every named feature of a candidate (the pool-level ones
+words.py a name's words (starts, skeleton, initials), matching.py and typos.py
+the name matchers, features.py every named feature of a candidate (the pool-level ones
 the search layer decides included), boosts.py the context boosts (`Boosts` and
 its features), this module `score`, which sums them (everything public in
-those five is importable from here), and rank.py the ranking of a query's pool
+those six is importable from here), and rank.py the ranking of a query's pool
 (`Ranker`, `RankContext`).
 
 Dynamic signals belong to the search layer, which owns the clock, the branch
@@ -58,13 +58,10 @@ from rq_engine.core.scoring.features import (
 from rq_engine.core.scoring.matching import (
     MAX_FUZZY_LEAF,
     NameMatch,
-    edit_distance,
     match_exact_prefix,
     match_fuzzy,
-    match_name,
-    match_typo,
-    match_typo_prefix,
 )
+from rq_engine.core.scoring.typos import edit_distance, match_typo, match_typo_prefix
 from rq_engine.core.scoring.weights import (
     KIND_WEIGHTS,
     MIN_TYPO_LEN,
@@ -82,6 +79,17 @@ from rq_engine.core.scoring.words import (
     tokens,
     word_starts,
 )
+
+
+def match_name(leaf: str, name: str, *, typo: bool = True) -> NameMatch | None:
+    """The best way `leaf` matches `name`: exact/prefix, else in-order fuzzy, else typo."""
+    m = match_exact_prefix(leaf, name)
+    if m is not None:
+        return m
+    m = match_fuzzy(leaf, name)
+    if m is not None:
+        return m
+    return match_typo(leaf, name) if typo else None
 
 
 class Scored(Record):

@@ -12,13 +12,8 @@ from rq_engine.core.columns import ADDED, added_names
 from rq_engine.core.paths import TS_DECLARATION_SUFFIXES, is_test_path
 from rq_engine.core.query import Query, fold, split_scope
 from rq_engine.core.record import Record
-from rq_engine.core.scoring.matching import (
-    JOINER_SET,
-    NameMatch,
-    edit_distance,
-    fold_positions,
-    kept_pairs,
-)
+from rq_engine.core.scoring.matching import JOINER_SET, NameMatch, fold_positions
+from rq_engine.core.scoring.typos import edit_distance, kept_pairs
 from rq_engine.core.scoring.weights import (
     KIND_WEIGHTS,
     MAX_EDITS,
