@@ -202,6 +202,14 @@ FINDS: dict[str, Callable[[str, Hits], bool]] = {
     "`refund_processor`": lambda q, hs: (
         [h["name"] for h in hs[:2]] == ["RefundProcessor", "refund_processor"]
     ),
+    # words typed apart: either spelling, exact, neither paying for its joiners
+    "`refund_processor`, `RefundProcessor`": lambda q, hs: (
+        {h["name"] for h in hs[:2]} == {"refund_processor", "RefundProcessor"}
+        and all(h["score"] >= 2000 for h in hs[:2])
+    ),
+    "`render_to_string`, `ListenAndServe`": lambda q, hs: (
+        hs[0]["name"] == {"renderstring": "render_to_string", "listenserve": "ListenAndServe"}[q]
+    ),
     # the leaf, in the scope the query names (`pkg.Func`: Func in package pkg)
     "`baz` inside `Bar` inside `Foo`": lambda q, hs: (
         hs[0]["name"] == leaf(q)
@@ -232,12 +240,17 @@ def test_the_guide_what_to_type_table(
     # the joiners row speaks of a function beside a class of the same letters: the
     # other rows' abbreviations (`refproc`) would rightly find that function too
     legacy = make_repo(
-        {**FILES, "shop/payments/legacy.py": "def refund_processor(order):\n    return order\n"},
+        {
+            **FILES,
+            "shop/payments/legacy.py": "def refund_processor(order):\n    return order\n",
+            "shop/templates.py": "def render_to_string(name):\n    return name\n",
+            "pkg/serve.go": "package pkg\n\nfunc ListenAndServe() {\n}\n",
+        },
         name="legacy",
     )
     for query, finds in rows:
         assert finds in FINDS, f"a new row in the guide's table: {finds!r} (teach this test)"
-        where = legacy if finds == "`refund_processor`" else shop
+        where = legacy if "_" in finds else shop  # (a snake_case name: legacy's files)
         r = rq("-q", "--json", query, cwd=where.root)
         assert r.code == 0, (query, r.err)
         hits = json.loads(r.out)["results"]

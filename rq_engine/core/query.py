@@ -96,6 +96,7 @@ class Query(Record):
         "has_upper",
         "has_joiners",
         "kind",
+        "words",
     )
     raw: str
     leaf: str
@@ -108,6 +109,8 @@ class Query(Record):
     has_upper: bool  # any uppercase makes the `case` feature apply
     has_joiners: bool
     kind: str  # the kind a leading keyword named (`struct file` -> "struct"), else ""
+    # the leaf as typed when it was words apart (`get logger`: leaf `get_logger`), else ""
+    words: str
 
     def __init__(
         self,
@@ -127,6 +130,7 @@ class Query(Record):
         self.has_upper = any(ch.isupper() for ch in leaf)
         self.has_joiners = any(ch in JOINERS for ch in leaf)
         self.kind = ""
+        self.words = ""
 
     def unscoped(self) -> Query:
         """The whole raw text as one leaf (the wildcard retry's view of `a.b`)."""
@@ -202,8 +206,11 @@ def looks_like_path(text: str) -> bool:
 def parse(text: str) -> Query:
     """Parse what the user typed. Never raises; an empty query has an empty leaf.
 
-    Whitespace at the ends is dropped; inner whitespace is kept in the leaf (no
-    symbol has it, so such a query simply matches nothing in the symbol layers).
+    Whitespace at the ends is dropped. Inside a name it is where one word ends
+    (`get logger`: a name is often typed as the words it is made of): the leaf
+    joins them with `_`, which any name of those words matches (get_logger,
+    getLogger; D44), and `words` keeps them as typed (`operator bool`, a C++
+    name with a space of its own). A path query keeps its spaces.
     Past MAX_QUERY_CHARS the text is cut (faces refuse such a query first, with
     check_query; the cut keeps any other caller's search bounded), and lone
     surrogates are made text (as_text).
@@ -226,14 +233,22 @@ def parse(text: str) -> Query:
     # Leading separators (`.foo`, `::Foo` = root scope) and trailing ones (`Foo::`)
     # carry no scope: drop the empty pieces instead of matching empty names.
     pieces = [(p, seps[i - 1] if i else "") for i, p in enumerate(parts)]
+    words = ""
+    if any(map(str.isspace, raw)):  # words typed apart
+        words = " ".join(pieces[-1][0].split())
+        pieces = [("_".join(p.split()), s) for p, s in pieces]
     pieces = [(p, s) for p, s in pieces if p]
     if not pieces:
         return Query(raw=raw, leaf=raw)
     if len(pieces) == 1:
-        return Query(raw=raw, leaf=pieces[0][0])
-    leaf, leaf_sep = pieces[-1]
-    scope = tuple(p for p, _ in pieces[:-1])
-    return Query(raw=raw, leaf=leaf, scope=scope, dotted=leaf_sep == "." or "." in raw)
+        q = Query(raw=raw, leaf=pieces[0][0])
+    else:
+        leaf, leaf_sep = pieces[-1]
+        scope = tuple(p for p, _ in pieces[:-1])
+        q = Query(raw=raw, leaf=leaf, scope=scope, dotted=leaf_sep == "." or "." in raw)
+    if " " in words:
+        q.words = words
+    return q
 
 
 def asks_constructor(q: Query) -> bool:

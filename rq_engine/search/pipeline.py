@@ -261,11 +261,14 @@ class _Run:
         leaf = q.leaf
         for rid in self.s.repo_ids:
             lowers = [q.leaf_lower]
+            if q.words:  # a name with a space of its own (C++'s `operator bool`)
+                lowers.append(q.words.lower())
             if self.ctor:
                 lowers += list(set(self._ctor_names()))
             rows = self._rows_named(rid, lowers, EXACT_ROWS)
             for row in rows:
-                self._add_ctor_aware(row, leaf)
+                spaced = q.words and row.name.lower() == lowers[1]
+                self._add_ctor_aware(row, q.words if spaced else leaf)
             names = rt.names_fold_prefix(conn, rid, q.leaf_fold, PREFIX_NAMES)
             self._fetch_names(
                 rid, names, lambda n: match_exact_prefix(leaf, n), "prefix", PREFIX_ROWS

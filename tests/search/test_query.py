@@ -101,7 +101,7 @@ def test_unscoped_keeps_the_raw_text_as_leaf() -> None:
         ("class llvm::StringRef", "StringRef", ("llvm",), "class"),
         ("struct", "struct", (), ""),  # the keyword alone is a name
         ("structure", "structure", (), ""),
-        ("struct a b", "struct a b", (), ""),  # more than one name: not a kind word
+        ("struct a b", "struct_a_b", (), ""),  # more than one word after it: a name's words
     ],
 )
 def test_a_leading_definition_keyword_names_the_kind(
@@ -109,6 +109,31 @@ def test_a_leading_definition_keyword_names_the_kind(
 ) -> None:
     q = parse(text)
     assert (q.leaf, q.scope, q.kind) == (leaf, scope, kind)
+
+
+@pytest.mark.parametrize(
+    ("text", "leaf", "scope"),
+    [
+        ("get queryset", "get_queryset", ()),
+        ("listen  and\tserve", "listen_and_serve", ()),
+        ("Manager :: get queryset", "get_queryset", ("Manager",)),
+        ("  render to string ", "render_to_string", ()),
+    ],
+)
+def test_words_typed_apart_are_joined_as_an_underscore_joins_them(
+    text: str, leaf: str, scope: tuple[str, ...]
+) -> None:
+    q = parse(text)
+    assert (q.leaf, q.scope, q.words) == (leaf, scope, leaf.replace("_", " "))
+
+
+def test_a_name_typed_whole_has_no_words() -> None:
+    assert parse("get_queryset").words == parse("Manager :: get_queryset").words == ""
+
+
+def test_a_path_query_keeps_its_spaces() -> None:
+    q = parse("my docs/read me.md")
+    assert (q.leaf, q.looks_like_path) == ("my docs/read me.md", True)
 
 
 def test_scope_splitting_is_the_separator_pattern_written_out() -> None:

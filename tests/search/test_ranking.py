@@ -120,6 +120,10 @@ def concurrentTxExecTest():
 
 def belongs_to():
     pass
+
+
+class ReentrantReadWriteLock:
+    pass
 """
 
 CORPUS = {
@@ -162,6 +166,9 @@ CORPUS = {
     "package/src/Effect.ts": "export function gen() {\n  return 1;\n}\n",
     "package/src/internal/effect.ts": "export function gen() {\n  return 2;\n}\n",
     "_pydecimal.py": "class Context:\n    pass\n",
+    "support/error.hpp": (
+        "class Error {\npublic:\n  explicit operator bool() const { return true; }\n};\n"
+    ),
     "pip/_internal/req.py": "class Req:\n    pass\n",
 }
 
@@ -467,6 +474,35 @@ def test_a_match_may_not_skip_an_inner_word(ask: Ask) -> None:
     assert "ParseGodepsJSON" not in names(ask("ParseJSON"))
     hits = ask("dtclass")
     assert "do_test_trashcan_python_class" not in names(hits) and "dataclass" in names(hits)
+
+
+def test_a_match_may_leave_out_a_little_joining_word(ask: Ask) -> None:
+    # `to`, `with`: what people drop when they abbreviate a name (words.FILLER_WORDS)
+    assert quality(find(ask("renderstring"), "render_to_string")) == "abbrev"
+    assert quality(find(ask("hashindifferent"), "HashWithIndifferentAccess")) == "abbrev"
+    # still not a word that carries meaning (the test above)
+    assert "ObjectDoesNotExist" not in names(ask("objectnotexist"))
+
+
+def test_an_abbreviation_may_begin_at_a_later_word_with_the_same_letter(ask: Ask) -> None:
+    # the r of Reentrant cannot begin `readwrlock`; the r of Read can (late_start)
+    hit = find(ask("readwrlock"), "ReentrantReadWriteLock")
+    assert quality(hit) == "abbrev" and parts(hit)["late_start"] == WEIGHTS["late_start"]
+    # a match from the name's start is never traded for a later one
+    assert "late_start" not in parts(find(ask("rrwlock"), "ReentrantReadWriteLock"))
+
+
+def test_words_typed_apart_match_every_spelling_of_them_alike(ask: Ask) -> None:
+    hits = ask("belongs to")
+    snake, camel = find(hits, "belongs_to"), find(hits, "BelongsTo")
+    assert quality(snake) == quality(camel) == "exact"
+    # a space says where a word ends, not how the name joins its words (D44)
+    assert "separators" not in parts(snake) and "separators" not in parts(camel)
+    assert parts(find(ask("belongsto"), "belongs_to"))["separators"] == WEIGHTS["separators"]
+    assert order(ask("render string"))[0] == ("names/words.py", "render_to_string")
+    # a name with a space of its own is found as typed
+    hit = ask("operator bool")[0]
+    assert (hit.name, quality(hit)) == ("operator bool", "exact")
 
 
 def test_case_sensitive_query_does_not_claim_humps_with_lowercase_letters(ask: Ask) -> None:

@@ -261,11 +261,12 @@ def test_the_list_updates_as_batches_arrive(shop: Repo) -> None:
         assert "2 results" in status_text(app)
         session.gate.set()
         await settle(pilot)
-        full = [*prefix, "test_refund_order_refunds_the_total"]
+        # (then the fuzzy batch: a later word of record_refund spells it, and the test copy)
+        full = [*prefix, "record_refund", "test_refund_order_refunds_the_total"]
         assert asked.yielded[-1] == ("fuzzy", full, True)
         assert asked.completed is True
         assert names(app) == asked.yielded[-1][1]
-        assert "3 results" in status_text(app)
+        assert "4 results" in status_text(app)
 
     drive(app, script)
 

@@ -21,7 +21,7 @@ proximity), and the feature functions turn them into parts.
 
 from __future__ import annotations
 
-from rq_engine.core.query import Query
+from rq_engine.core.query import JOINERS, Query
 from rq_engine.core.record import Record
 from rq_engine.core.score import Score
 from rq_engine.core.scoring.boosts import (
@@ -129,6 +129,10 @@ def score(
         if qualifier is None:
             return None
     parts: list[tuple[str, float]] = list(match.parts)
+    if query.words and not any(j in query.words for j in JOINERS):
+        # Words typed apart say where words end, not how the name joins them: the
+        # `_` that joined them for matching is no joiner the user typed (D44)
+        parts = [p for p in parts if p[0] != "separators"]
     parts += case_feature(query, cand.name, match)
     parts += kind_feature(cand.kind)
     parts += kind_word_feature(query, cand.kind)

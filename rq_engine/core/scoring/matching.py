@@ -11,7 +11,7 @@ from functools import lru_cache
 from rq_engine.core.query import JOINERS, fold
 from rq_engine.core.record import Record
 from rq_engine.core.scoring.weights import WEIGHTS
-from rq_engine.core.scoring.words import VOWELS, could_match, word_starts
+from rq_engine.core.scoring.words import FILLER_WORDS, VOWELS, could_match, word_starts
 
 JOINER_SET = frozenset(JOINERS)
 _MAX_NAME = 128  # longer names are scored on their first 128 characters
@@ -197,6 +197,18 @@ def _align(
         return out
 
     r = best(0, -1, 0)
+    if r is None:
+        # Only then from a later word that starts with the query's first letter
+        # (`readwrlock` in ReentrantReadWriteLock: the search above enters at the
+        # first word-start r only). Never in place of an alignment from the name's
+        # start, which would trade it for `late_start`.
+        k = low.find(q[0], 1)
+        while k >= 0:
+            if starts[k] and (hump_ok is None or hump_ok[0][k]) and m - 1 <= n - k - 1:
+                rest = best(1, k, 1)
+                if rest is not None and (r is None or 10.0 + rest[0] > r[0]):
+                    r = (10.0 + rest[0], (k, *rest[1]))
+            k = low.find(q[0], k + 1)
     return None if r is None else (r[0], list(r[1]))
 
 
@@ -279,7 +291,9 @@ def joiner_parts(leaf: str, name: str) -> list[tuple[str, float]]:
 def _skipped_words(pos: list[int], starts: list[bool], low: str = "") -> int:
     """Words between the first and the last matched letter that no letter matched:
     `dtclass` in `do_test_trashcan_python_class` skips two. A word of vowels only
-    (`a`, `I`, `io`) is no skip: a consonant skeleton has no letter for it."""
+    (`a`, `I`, `io`) is no skip: a consonant skeleton has no letter for it; nor is
+    a little joining word (`to` in `render_to_string`, words.FILLER_WORDS), which
+    people leave out when they abbreviate."""
     hit: set[int] = set()
     word = -1
     word_of: list[int] = []
@@ -290,11 +304,8 @@ def _skipped_words(pos: list[int], starts: list[bool], low: str = "") -> int:
         hit.add(word_of[k])
     missed = [w for w in range(word_of[pos[0]], word_of[pos[-1]] + 1) if w not in hit]
     if missed and low:
-        missed = [
-            w
-            for w in missed
-            if any(ch not in _VOWEL_SET for k, ch in enumerate(low) if word_of[k] == w)
-        ]
+        text = {w: "".join(ch for k, ch in enumerate(low) if word_of[k] == w) for w in missed}
+        missed = [w for w in missed if not (set(text[w]) <= _VOWEL_SET or text[w] in FILLER_WORDS)]
     return len(missed)
 
 

@@ -137,6 +137,15 @@ def initials(name: str) -> str:
     return "".join(t[0] for t in tokens(name))
 
 
+#: English's little joining words: articles, conjunctions, prepositions and the
+#: copula. A name spells them out (`render_to_string`, `ListenAndServe`,
+#: `HashWithIndifferentAccess`) and a person abbreviating it leaves them out
+#: (`renderstring`, `listenserve`): an in-order match may skip one of them, never a
+#: word that carries meaning (`ParseJSON` is not ParseGodepsJSON).
+FILLER_WORDS = frozenset(
+    "a an the and or nor of to in on at by for from with into onto via per as is".split()
+)
+
 #: the letters a consonant skeleton drops (core/namekeys' ASCII path reads them too)
 VOWELS = "aeiouy"
 _VOWELS = str.maketrans("", "", VOWELS)
