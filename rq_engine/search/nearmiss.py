@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rq_engine.core.scoring import TWO_EDITS_LEN, WEIGHTS
+from rq_engine.core.scoring import IN_ORDER, TWO_EDITS_LEN, WEIGHTS
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.search.keys import (
     MAX_TWO_EDIT_LEN,
@@ -206,7 +206,7 @@ def _typo_could_join(n: int, kept: int, tail: float, pool: Iterable[PoolEntry]) 
     for e in pool:
         if e.match.kind == "typo":
             return False
-        if e.match.kind in ("abbrev", "subseq") and (
+        if e.match.kind in IN_ORDER and (
             e.match.evidence > kept or match_quality(e.match) >= ceiling
         ):
             return False

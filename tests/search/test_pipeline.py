@@ -101,7 +101,7 @@ def test_prefix_abbreviation_subsequence_typo_separators(
 ) -> None:
     conn, repo = store
     s = Searcher(conn, repo.root)
-    for q in ("refundproc", "rp", "rfndprcssr", "RefundProcesor", "RefundPorcessor"):
+    for q in ("refundproc", "rp", "rfndprcssr", "rfdprcsr", "RefundProcesor", "RefundPorcessor"):
         assert top(s, q)[0] == "pkg/shapes.py:6", q
     assert top(s, "rendertostring")[0] == "pkg/shapes.py:28"
     assert top(s, "selcet_related")[0] == "pkg/shapes.py:32"

@@ -124,6 +124,14 @@ def belongs_to():
 
 class ReentrantReadWriteLock:
     pass
+
+
+def schedule():
+    pass
+
+
+class sched_dl_entity:
+    pass
 """
 
 CORPUS = {
@@ -227,7 +235,7 @@ def test_a_query_matches_only_in_order(ask: Ask) -> None:
 
 def test_exact_beats_prefix_beats_abbreviation_beats_subsequence(ask: Ask) -> None:
     got = []
-    for q in ("refundprocessor", "refundproc", "rp", "rfndprcssr"):
+    for q in ("refundprocessor", "refundproc", "rp", "rfdprcsr"):
         h = find(ask(q), "RefundProcessor")
         got.append((quality(h), h.score.total))
     assert [g[0] for g in got] == ["exact", "prefix", "abbrev", "subseq"]
@@ -492,6 +500,14 @@ def test_an_abbreviation_may_begin_at_a_later_word_with_the_same_letter(ask: Ask
     assert "late_start" not in parts(find(ask("rrwlock"), "ReentrantReadWriteLock"))
 
 
+def test_a_whole_consonant_skeleton_is_an_abbreviation(ask: Ask) -> None:
+    # not a scattered subsequence that any name hitting word starts (sched_dl_…) outranks
+    hits = ask("schdl")
+    assert (hits[0].name, quality(hits[0])) == ("schedule", "skeleton")
+    assert parts(hits[0])["skeleton"] == WEIGHTS["skeleton"] == WEIGHTS["abbrev"]
+    assert quality(find(ask("schdle"), "schedule")) == "subseq"  # an e kept: a subsequence
+
+
 def test_words_typed_apart_match_every_spelling_of_them_alike(ask: Ask) -> None:
     hits = ask("belongs to")
     snake, camel = find(hits, "belongs_to"), find(hits, "BelongsTo")
@@ -509,7 +525,8 @@ def test_case_sensitive_query_does_not_claim_humps_with_lowercase_letters(ask: A
     # `Contxet` says one word: its t, x, e may not stand for Tx, Exec, Test
     assert "concurrentTxExecTest" not in names(ask("Contxet"))
     assert "concurrentTxExecTest" in names(ask("contxet"))  # lowercase: agnostic
-    assert quality(find(ask("TcpLstnr"), "TcpListener")) == "subseq"
+    assert quality(find(ask("TcpLstnr"), "TcpListener")) == "skeleton"  # (its consonants)
+    assert quality(find(ask("TcpLsnr"), "TcpListener")) == "subseq"
 
 
 def test_a_typed_joiner_the_name_lacks_costs_the_separator_penalty(ask: Ask) -> None:

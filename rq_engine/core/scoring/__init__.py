@@ -56,6 +56,7 @@ from rq_engine.core.scoring.features import (
     wildcard_feature,
 )
 from rq_engine.core.scoring.matching import (
+    IN_ORDER,
     MAX_FUZZY_LEAF,
     NameMatch,
     match_exact_prefix,
@@ -174,6 +175,7 @@ __all__ = [
     "match_name",
     "match_typo",
     "match_typo_prefix",
+    "IN_ORDER",
     "MAX_FUZZY_LEAF",
     "MIN_TYPO_LEN",
     "NameMatch",

@@ -11,7 +11,7 @@ from functools import lru_cache
 from rq_engine.core.query import JOINERS, fold
 from rq_engine.core.record import Record
 from rq_engine.core.scoring.weights import WEIGHTS
-from rq_engine.core.scoring.words import FILLER_WORDS, VOWELS, could_match, word_starts
+from rq_engine.core.scoring.words import FILLER_WORDS, VOWELS, could_match, skeleton, word_starts
 
 JOINER_SET = frozenset(JOINERS)
 _MAX_NAME = 128  # longer names are scored on their first 128 characters
@@ -19,6 +19,11 @@ _MAX_NAME = 128  # longer names are scored on their first 128 characters
 #: within a name's first _MAX_NAME characters) nor as a near miss: the pipeline skips
 #: its fuzzy layers, whose work otherwise grows with the query's length
 MAX_FUZZY_LEAF = _MAX_NAME
+
+
+#: the classes of an in-order match (match_fuzzy's), whose evidence a near miss must
+#: reach to join (D14)
+IN_ORDER = frozenset(("abbrev", "skeleton", "subseq"))
 
 
 class NameMatch(Record):
@@ -30,7 +35,7 @@ class NameMatch(Record):
     """
 
     __slots__ = ("kind", "parts", "positions", "evidence", "edits")
-    kind: str  # exact | prefix | abbrev | subseq | typo
+    kind: str  # exact | prefix | abbrev | skeleton | subseq | typo
     parts: tuple[tuple[str, float], ...]
     positions: tuple[int, ...]
     evidence: int
@@ -213,6 +218,9 @@ def _align(
 
 
 _VOWEL_SET = frozenset(VOWELS)
+#: the shortest query taken for a whole skeleton: `ct` is `cat`'s, but two or three
+#: letters are more often initials (CancelToken)
+SKELETON_MIN = 4
 
 
 @lru_cache(maxsize=8192)
@@ -266,6 +274,11 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     eff = [starts[k] and (hump_ok is None or hump_ok[j][k]) for j, k in enumerate(pos)]
     evidence, abbrev = _runs(pos, eff)
     cls = "abbrev" if abbrev else "subseq"
+    if not abbrev and len(q) >= SKELETON_MIN and q == skeleton(name):
+        # The name's whole consonant skeleton (`schdl` → schedule, `uslp` → usleep):
+        # the other way a name is abbreviated, its vowels dropped. As a subsequence it
+        # lost to any name whose word starts the letters happen to hit (sched_dl_entity).
+        cls = "skeleton"
     max_gain = 10.0 + 8.0 * (len(q) - 1)
     parts: list[tuple[str, float]] = [
         (cls, WEIGHTS[cls]),

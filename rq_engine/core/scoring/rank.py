@@ -13,7 +13,7 @@ from __future__ import annotations
 from rq_engine.core.columns import ADDED, added_names
 from rq_engine.core.query import Query
 from rq_engine.core.record import Record
-from rq_engine.core.scoring import Boosts, Candidate, NameMatch, Scored, score
+from rq_engine.core.scoring import IN_ORDER, Boosts, Candidate, NameMatch, Scored, score
 from rq_engine.core.scoring.features import (
     compiled_copy_feature,
     qualifier_feature,
@@ -165,7 +165,7 @@ class Ranker:
         match in the current repository (the confidence gate's "strong")."""
         entries = list(pool)
         best_evidence = max(
-            (e.match.evidence for e in entries if e.match.kind in ("abbrev", "subseq")), default=0
+            (e.match.evidence for e in entries if e.match.kind in IN_ORDER), default=0
         )
         scored: list[Ranked] = []
         strong = False

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 #: every weight the ranking uses, in one place (docs/scoring.md has the why of each)
 WEIGHTS: dict[str, float] = {
-    # match quality bands: exact > prefix > camel-hump abbreviation > subsequence
+    # match quality bands: exact > prefix > camel-hump abbreviation (or whole skeleton) > subsequence
     # (bands wide enough that no other feature reorders them: see docs/scoring.md)
     "exact": 2000.0,
     "prefix": 1400.0,  # + up to `completion` for the share of the name typed
     "completion": 100.0,
     "abbrev": 900.0,
+    "skeleton": 900.0,  # the name's whole consonant skeleton: abbreviated the other way
     "subseq": 700.0,
     "typo": 700.0,
     "alignment": 120.0,  # fuzzy: scaled by how word-aligned/contiguous the letters are
