@@ -38,7 +38,8 @@ from rq_engine.core.scoring import skeleton, tokens  # noqa: E402
 from rq_engine.search import nearmiss as nm  # noqa: E402
 from rq_engine.search import retrieval as rt  # noqa: E402
 from rq_engine.search.fuzzy import FUZZY_MATCH, FUZZY_NAMES, SKELETON_NAMES  # noqa: E402
-from rq_engine.search.pipeline import TYPO_NAMES, Searcher  # noqa: E402
+from rq_engine.search.layers import TYPO_NAMES  # noqa: E402
+from rq_engine.search.pipeline import Searcher  # noqa: E402
 from rq_engine.search.rank import PREFIX_NAMES  # noqa: E402
 from rq_engine.store import derived  # noqa: E402
 from rq_engine.store.db import connect  # noqa: E402

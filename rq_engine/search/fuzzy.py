@@ -1,6 +1,6 @@
 """Layer 2's fuzzy candidates: the names a query may abbreviate, and how each matches.
 
-Plain functions the pipeline's run (search/pipeline.py) asks what to fetch: the
+Plain functions the pipeline's run (search/layers.py) asks what to fetch: the
 caps on what one query reads and matches, the names read by first letter, word
 initials and consonant skeleton (retrieval.py's reads) and matched in Python,
 and the package-prefixed names (`bufscanner` → bufio's Scanner). The run keeps

@@ -1,15 +1,11 @@
 """The staged search pipeline: a stream of ranked result batches, cancellable between stages.
 
-Layer 1 exact/prefix (name index) → confidence gate → layer 2 fuzzy (first-letter
-windows, initials, skeleton and package-prefixed names: search/fuzzy.py;
-substring FTS) and the near-miss typo retry (query-side candidates:
-keys.typo_candidates; two new letters away, names by their start or end:
-nearmiss.names_typo_far_*, when nearmiss.far_could_join) → scope retries → layer
-3 paths. The run owns the pool and every row fetch; the layers' helpers are plain
-functions of what they need. Each batch is the full ranked list known so far
-(ranking, and the hits it makes, live in search/rank.py). Cancellation: `search`
-never raises on cancel; it stops yielding (the consumer sees the generator end
-without a final batch).
+`Searcher` is what a face searches from: the repositories a working directory
+searches (its own, or all), their coverage, the branch probe and the anchor,
+shared by every query it is asked. Each query is one `layers.Run` through the
+staged layers (search/layers.py: exact/prefix, the confidence gate, fuzzy, near
+misses, scope retries, paths). Cancellation: `search` never raises on cancel;
+it stops yielding (the consumer sees the generator end without a final batch).
 
 Imports the stdlib, rq_engine.core, rq_engine.search, the store's repository
 lookup, the plugin registry's pure-data helpers and index/gitstate's native ref
@@ -20,46 +16,23 @@ file the index does not hold is parsed live, and only then is a parser loaded).
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from rq_engine.core.defaults import SYMBOL_LIMIT
 from rq_engine.core.identity import git_dir
-from rq_engine.core.query import Query, asks_constructor, parse
-from rq_engine.core.scoring import (
-    MAX_FUZZY_LEAF,
-    NameMatch,
-    constructor_feature,
-    match_exact_prefix,
-    match_fuzzy,
-    match_typo,
-    match_typo_prefix,
-    typo_edits,
-)
-from rq_engine.core.scoring.rank import PoolEntry, Row
+from rq_engine.core.query import parse
 from rq_engine.core.sqlite import sqlite3
-from rq_engine.lang.registry import CLASS_NAME, constructor_names
+from rq_engine.lang.registry import constructor_names
 from rq_engine.search import branch
 from rq_engine.search import retrieval as rt
-from rq_engine.search.rank import (
-    EXACT_ROWS,
-    PREFIX_NAMES,
-    PREFIX_ROWS,
-    PoolRanking,
-    match_quality,
-    project_name,
-)
-from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
+from rq_engine.search.layers import Run
+from rq_engine.search.rank import project_name
+from rq_engine.search.types import Batch, Cancelled, CancelToken
 from rq_engine.store.repos import locate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rq_engine.search.anchor import Anchor, AnchorScope
-
-# Caps on what one query decodes and scores in Python (~5 µs a row scored); the
-# fuzzy layer's names are search/fuzzy.py's.
-TYPO_NAMES = 300
-ROWS_PER_FUZZY = 2000
 
 
 class Searcher:
@@ -147,266 +120,11 @@ class Searcher:
         self, query: str, *, limit: int = SYMBOL_LIMIT, cancel: CancelToken | None = None
     ) -> Iterator[Batch]:
         """Yield ranked batches; the last has final=True. Stops quietly on cancel."""
-        run = _Run(self, parse(query), limit, cancel)
+        run = Run(self, parse(query), limit, cancel)
         try:
             yield from run.stages()
         except Cancelled:
             return
-
-
-class _Run:
-    """One query's pass through the layers (kept apart so Searcher stays reusable)."""
-
-    def __init__(self, s: Searcher, q: Query, limit: int, cancel: CancelToken | None) -> None:
-        self.s = s
-        self.q = q
-        self.limit = limit
-        self.cancel = cancel
-        self.t0 = time.perf_counter()
-        self.now = time.time()
-        # started before layer 1 reads anything; waited for (bounded) at the first score
-        self.branch = (
-            s.branch_probe() if q.leaf and not q.looks_like_path and s.repo_id is not None else None
-        )
-        self.pool: dict[int, PoolEntry] = {}
-        # names already fetched, per repository (`--all-repos` reads each one's own)
-        self.seen_names: dict[int, set[str]] = {}
-        self.scope_files: set[int] = set()  # files declaring the scope's last name
-        self.path_files: set[int] = set()  # files whose path names it
-        self.ctor = asks_constructor(q)
-        self.unrestricted = False  # scoped fetches read only rows the scope could answer
-        self.ranking = PoolRanking(
-            s,
-            q,
-            limit,
-            self.pool,
-            self.scope_files,
-            ctor=self.ctor,
-            now=self.now,
-            branch=self.branch,
-            refetch=self._refetch_unrestricted,
-        )
-
-    # ------------------------------------------------------------------ stages
-
-    def stages(self) -> Iterator[Batch]:
-        q = self.q
-        if not q.leaf or not self.s.repo_ids:
-            yield self._batch([], "exact", final=True)
-            return
-        if q.looks_like_path:
-            hits = self.ranking.path_layer()
-            yield self._batch(hits, "path", final=True)
-            return
-        if q.scope:
-            for rid in self.s.repo_ids:
-                if len(q.scope) == 1:  # `os.path` names a module chain, not class Path
-                    self.scope_files |= rt.files_defining(self.s.conn, rid, q.scope[-1].lower())
-                self.path_files |= rt.files_for_scope(self.s.conn, rid, q.scope[-1])
-        self._layer_exact_prefix()
-        hits, strong = self.ranking.ranked(strict=True)
-        literal = self.ranking.literal_count()
-        # The confidence gate: an exact match in the current repository outranks
-        # anything the fuzzy layers could add (bands), and so does a full page of
-        # exact/prefix matches; either way the later layers cannot change the top.
-        if strong or literal >= self.limit:
-            yield self._batch(hits, "exact", final=True)
-            return
-        if hits:
-            yield self._batch(hits, "prefix")
-        self._check()
-        leaf_literal = any(e.match.kind in ("exact", "prefix") for e in self.pool.values())
-        if not (q.scope and leaf_literal):
-            # a scoped query whose leaf matched literally is decided by its scope
-            # retries over those rows; fuzzy leaves would only rank below them
-            self._layer_fuzzy(literal)
-        if not literal and not leaf_literal:
-            self._layer_typo()
-        hits, _ = self.ranking.ranked(strict=True)
-        if not hits and q.scope:
-            hits = self.ranking.scope_retries()
-        yield self._batch(hits, "fuzzy", final=True)
-
-    def _batch(self, hits: list[Hit], layer: str, *, final: bool = False) -> Batch:
-        return Batch(
-            hits=hits,
-            layer=layer,
-            final=final,
-            state=self.s.state,
-            elapsed_ms=round((time.perf_counter() - self.t0) * 1000, 2),
-        )
-
-    def _check(self) -> None:
-        if self.cancel is not None:
-            self.cancel.check()
-
-    # ------------------------------------------------------------------ layers
-
-    def _add(
-        self,
-        row: Row,
-        match: NameMatch | None,
-        layer: str,
-        extra: list[tuple[str, float]] | None = None,
-    ) -> None:
-        if match is None:
-            return
-        old = self.pool.get(row.id)
-        if old is not None and match_quality(old.match) >= match_quality(match):
-            return
-        self.pool[row.id] = PoolEntry(row, match, layer, extra or [])
-
-    def _layer_exact_prefix(self) -> None:
-        q, conn = self.q, self.s.conn
-        leaf = q.leaf
-        for rid in self.s.repo_ids:
-            lowers = [q.leaf_lower]
-            if q.words:  # a name with a space of its own (C++'s `operator bool`)
-                lowers.append(q.words.lower())
-            if self.ctor:
-                lowers += list(set(self._ctor_names()))
-            rows = self._rows_named(rid, lowers, EXACT_ROWS)
-            for row in rows:
-                spaced = q.words and row.name.lower() == lowers[1]
-                self._add_ctor_aware(row, q.words if spaced else leaf)
-            names = rt.names_fold_prefix(conn, rid, q.leaf_fold, PREFIX_NAMES)
-            self._fetch_names(
-                rid, names, lambda n: match_exact_prefix(leaf, n), "prefix", PREFIX_ROWS
-            )
-
-    def _rows_named(self, rid: int, lowers: list[str], cap: int) -> list[Row]:
-        """Definitions with these names; for a scoped query, those the scope could
-        answer first, every one only when none could (the retries need them)."""
-        conn = self.s.conn
-        if self.q.scope and not self.unrestricted:
-            rows = rt.symbols_named_in_scope(
-                conn, rid, lowers, self.q.scope[-1], self.scope_files | self.path_files, cap
-            )
-            if rows:
-                return rows
-        return rt.symbols_named(conn, rid, lowers, cap)
-
-    def _refetch_unrestricted(self) -> None:
-        if self.unrestricted:
-            return
-        self.unrestricted = True
-        self.seen_names.clear()
-        self._layer_exact_prefix()
-
-    def _ctor_names(self) -> list[str]:
-        # CLASS_NAME: the language names a constructor after its class (Java)
-        own = self.q.scope[-1].lower()
-        return [self.q.leaf_lower, *(own if n == CLASS_NAME else n for n in self.s._ctors.values())]
-
-    def _add_ctor_aware(self, row: Row, leaf: str) -> None:
-        m = match_exact_prefix(leaf, row.name)
-        if m is not None:
-            self._add(row, m, "exact")
-            return
-        if not self.ctor:
-            return
-        ctor = self.s._ctors.get(row.language)
-        if ctor == CLASS_NAME:  # a method named after its class (its parent: the qualifier)
-            named = row.kind == "method" and row.name.lower() == self.q.scope[-1].lower()
-        else:
-            named = ctor == row.name
-        if named:
-            m = match_exact_prefix(row.name, row.name)
-            self._add(row, m, "exact", constructor_feature())
-
-    def _fetch_names(
-        self,
-        rid: int,
-        names: list[str],
-        matcher: Callable[[str], NameMatch | None],
-        layer: str,
-        cap: int,
-        *,
-        again: bool = False,
-    ) -> None:
-        """Rows of the names `matcher` takes, into the pool. A name an earlier layer
-        already tried is skipped, unless `again` (a matcher that takes names the
-        others refused: a near miss of a name's start)."""
-        seen = self.seen_names.setdefault(rid, set())
-        fresh = names if again else [n for n in names if n not in seen]
-        if not fresh:
-            return
-        matches: dict[str, NameMatch] = {}
-        for n in fresh:
-            seen.add(n)
-            m = matcher(n)
-            if m is not None:
-                matches[n] = m
-        if not matches:
-            return
-        # shortest names first: with the row cap reached, what is left out are
-        # the longer completions, which rank lower
-        lowers = sorted({n.lower() for n in matches}, key=lambda n: (len(n), n))
-        rows = self._rows_named(rid, lowers, cap)
-        for row in rows:
-            m = matches.get(row.name)
-            if m is not None:
-                self._add(row, m, layer)
-
-    def _layer_fuzzy(self, literal: int) -> None:
-        # (imported here: an exact hit, the common `rq -q`, never gets this far)
-        from rq_engine.search import fuzzy
-        from rq_engine.search.substring import fts_substring
-
-        q, conn = self.q, self.s.conn
-        leaf, qf = q.leaf, q.leaf_fold
-        if len(qf) < 2 or len(qf) > MAX_FUZZY_LEAF:
-            return  # (longer: no name can match in order, so no candidate is read)
-        match_cap, sub_cap = fuzzy.caps(self.limit, literal)
-        for rid in self.s.repo_ids:
-            self._check()
-            by_name = fuzzy.matched_names(conn, rid, q, self.seen_names.get(rid, ()), match_cap)
-            self._fetch_names(rid, list(by_name), by_name.get, "fuzzy", ROWS_PER_FUZZY)
-            self._check()
-            for row in fts_substring(conn, rid, qf, sub_cap):
-                if row.id in self.pool:
-                    continue
-                self._add(row, match_fuzzy(leaf, row.name), "fuzzy")
-            self._check()
-            if not literal:  # ranks below any literal match: only worth it without one
-                for row, m in fuzzy.package_prefixed(conn, rid, q, self.pool):
-                    self._add(row, m, "fuzzy")
-
-    def _layer_typo(self) -> None:
-        q = self.q
-        if not typo_edits(len(q.leaf_fold)):
-            return
-        from rq_engine.search import nearmiss as nm  # (imported here, as in _layer_fuzzy)
-
-        for rid in self.s.repo_ids:
-            self._check()
-            names = nm.names_typo(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
-            self._fetch_names(rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY)
-        # two new letters (typo_candidates stops at one): by the name's start, and
-        # only when that found nothing, by its end
-        for far in (nm.names_typo_far_start, nm.names_typo_far_end):
-            if not nm.far_could_join(q.leaf_fold, self.pool.values()):
-                break
-            for rid in self.s.repo_ids:
-                self._check()
-                names = far(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
-                self._fetch_names(
-                    rid, names, lambda n: match_typo(q.leaf, n), "typo", ROWS_PER_FUZZY
-                )
-        # no whole name is near: a name whose start is (a query typed with a slip,
-        # not finished yet)
-        if nm.prefix_could_join(q.leaf_fold, self.pool.values()):
-            for rid in self.s.repo_ids:
-                self._check()
-                names = nm.names_typo_prefix(self.s.conn, rid, q.leaf_fold, TYPO_NAMES)
-                self._fetch_names(
-                    rid,
-                    names,
-                    lambda n: match_typo_prefix(q.leaf, n),
-                    "typo",
-                    ROWS_PER_FUZZY,
-                    again=True,
-                )
 
 
 __all__ = ["Searcher", "project_name"]

@@ -2,7 +2,7 @@
 twins, scope retries, a path query's files) and each row's boosts, around
 core/scoring/rank.py's Ranker.
 
-The pipeline's per-query run (search/pipeline.py) owns retrieval and holds a
+The pipeline's per-query run (search/layers.py) owns retrieval and holds a
 PoolRanking, which makes the Hits of what it ranks. Imports the stdlib,
 rq_engine.core, rq_engine.search, the store's reference counts (store/refs.py)
 and the plugin registry's pure-data helpers only.

@@ -274,7 +274,7 @@ def qualifier_feature(
 
 
 # ----------------------------------------------------------------- pool-level features
-# Decided where the pool is ranked (search/rank.py, search/pipeline.py), because they
+# Decided where the pool is ranked (search/rank.py, search/layers.py), because they
 # need the index (a `.d.ts` beside a `.js`; the files declaring the scope) or the layer
 # that found the row; their parts and weights are here like every other feature's.
 

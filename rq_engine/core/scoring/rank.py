@@ -2,7 +2,7 @@
 order faces show.
 
 `rank(pool, query, context)` is a plain function of its arguments. The search
-layer fills the pool (search/pipeline.py: which rows, how each name matched) and
+layer fills the pool (search/layers.py: which rows, how each name matched) and
 the context (what the index says about the pool: JavaScript compiled from a
 TypeScript twin, the files declaring the scope; each row's boosts), and reads the
 ranked entries back. Stdlib only.
