@@ -154,7 +154,9 @@ def skeleton(s: str) -> str:
 
 
 def osa(a: str, b: str, cap: int) -> int:
-    """Optimal-string-alignment distance, capped at cap + 1."""
+    """Optimal-string-alignment distance, capped at cap + 1. (The engine's is
+    core/scoring/typos.edit_distance: this bench decides what is ambiguous without
+    importing the engine it judges, so a change there cannot move its own yardstick.)"""
     if abs(len(a) - len(b)) > cap:
         return cap + 1
     prev2: list[int] = []

@@ -179,13 +179,16 @@ def names_typo_prefix(conn: sqlite3.Connection, repo: int, folded: str, limit: i
 
 
 def prefix_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
-    """Whether to look for near misses of a name's start: only when no near miss of
-    a whole name was found, and one of a start could join (D14: its evidence, the
-    query less one letter, at least the best in-order match's) and outrank the
-    best in-order match (its ceiling: a name no longer than the query's letters)."""
+    """Whether to look for near misses of a name's start: only when one could join
+    (D14: its evidence, the query less one letter, at least the best in-order
+    match's) and outrank the best in-order match (its ceiling: a name no longer
+    than the query's letters), and no whole name is one edit away (`list_ead` is
+    list_head's slip, not list_add's start). A whole name two edits away does not
+    keep it out (`DrprecatedL`: the class Deprecated kept DeprecatedList, one
+    edit into its start, out)."""
     n = len(folded)
     tail = WEIGHTS["typo_edit"] + WEIGHTS["typo_prefix"] + WEIGHTS["coverage"] * (n - 1) / n
-    return _typo_could_join(n, n - 1, tail, pool)
+    return _typo_could_join(n, n - 1, tail, pool, typos=True)
 
 
 def far_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
@@ -198,14 +201,19 @@ def far_could_join(folded: str, pool: Iterable[PoolEntry]) -> bool:
     return _typo_could_join(n, n - 2, 2 * WEIGHTS["typo_edit"] + WEIGHTS["coverage"], pool)
 
 
-def _typo_could_join(n: int, kept: int, tail: float, pool: Iterable[PoolEntry]) -> bool:
-    """No near miss in the pool yet, and one keeping `kept` of the query's `n` letters
-    (ceiling: typo + alignment + `tail`, its edits' and coverage's best) could both
-    join by D14 and outrank every in-order match."""
+def _typo_could_join(
+    n: int, kept: int, tail: float, pool: Iterable[PoolEntry], *, typos: bool = False
+) -> bool:
+    """No near miss in the pool yet (with `typos`: none one edit away), and one
+    keeping `kept` of the query's `n` letters (ceiling: typo + alignment + `tail`,
+    its edits' and coverage's best) could both join by D14 and outrank every
+    in-order match."""
     ceiling = WEIGHTS["typo"] + WEIGHTS["alignment"] * kept / n + tail
     for e in pool:
         if e.match.kind == "typo":
-            return False
+            if not typos or e.match.edits <= 1:
+                return False
+            continue
         if e.match.kind in IN_ORDER and (
             e.match.evidence > kept or match_quality(e.match) >= ceiling
         ):
