@@ -349,10 +349,15 @@ def test_a_slip_in_a_name_not_finished_yet_still_finds_it(ask: Ask) -> None:
         assert quality(h) == "typo" and parts(h)["typo_prefix"] == WEIGHTS["typo_prefix"], (q, h)
     # a near miss of a whole name is not one of its start
     assert "typo_prefix" not in parts(find(ask("Semahpore"), "Semaphore"))
-    # a whole name two edits away does not keep out one a single edit into its start
+    # a whole name two edits away does not keep out one a single edit into its start,
+    # nor outrank it
     hits = ask("DrprecatedL")
     assert parts(find(hits, "Deprecated"))["typo_edit"] == 2 * WEIGHTS["typo_edit"]
-    assert parts(find(hits, "DeprecatedList"))["typo_prefix"] == WEIGHTS["typo_prefix"]
+    assert parts(hits[0])["typo_prefix"] == WEIGHTS["typo_prefix"]
+    assert order(hits)[:2] == [
+        ("names/words.py", "DeprecatedList"),
+        ("names/words.py", "Deprecated"),
+    ]
     # …nor a first letter changed, two edits, or a name the query is longer than
     for q in ("Sorefundproc", "Rfenudproc", "ForiegnKeyz"):
         assert not any("typo_prefix" in parts(h) for h in ask(q)), q

@@ -71,8 +71,9 @@ def match_typo_prefix(leaf: str, name: str) -> NameMatch | None:
     it — what a query typed with a slip looks like before it is finished (the
     picker asks at every keystroke). match_typo's first-letter rule; one edit
     whatever the length, under MIN_TYPO_LEN letters none. Scored like a near miss
-    of the name (the letters it keeps, over the whole name for `coverage`), less
-    `typo_prefix`, so a near miss of a whole name ranks first."""
+    of the letters typed, less `typo_prefix`, so a near miss of a whole name one
+    edit away ranks first; `coverage` counts half over the whole name, so the
+    shortest completion ranks first among them."""
     q = fold(leaf)
     n = len(q)
     if not typo_edits(n):
@@ -93,7 +94,10 @@ def match_typo_prefix(leaf: str, name: str) -> NameMatch | None:
         ("alignment", round(WEIGHTS["alignment"] * kept / n, 1)),
         ("typo_edit", WEIGHTS["typo_edit"]),
         ("typo_prefix", WEIGHTS["typo_prefix"]),
-        ("coverage", round(WEIGHTS["coverage"] * kept / len(low), 1)),
+        # half over the letters typed (as a near miss of a whole name of them: one
+        # edit into a start outranks two edits of a whole name), half over the name
+        # (the shortest completion first)
+        ("coverage", round(WEIGHTS["coverage"] / 2 * kept * (1 / n + 1 / len(low)), 1)),
     )
     return NameMatch("typo", (*parts, *joiner_parts(leaf, name)), pos, kept, edits=1)
 
