@@ -99,6 +99,21 @@ def test_definitive_miss_exits_1_with_nothing_printed(
     )
 
 
+def test_a_sentence_that_names_nothing_points_to_the_text_search(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = indexed(make_repo, rq)
+    r = rq("-q", "where is the zebra fed", cwd=repo.root)
+    assert (r.code, r.out) == (1, "")
+    assert r.err == (
+        "rq: no definition named 'where is the zebra fed';"
+        " rq --text 'where is the zebra fed' searches the code for these words\n"
+    )
+    # a name's words, or a machine's output: a miss stays silent
+    assert rq("-q", "zebra stripe", cwd=repo.root).err == ""
+    assert rq("-q", "--json", "where is the zebra fed", cwd=repo.root).err == ""
+
+
 def test_usage_errors_exit_64_with_one_line(
     make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:

@@ -126,6 +126,13 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
     if a.outcome == "miss":
         if a.note:  # the files here that no plugin reads (search/service.py)
             say(f"no match for {query!r} in the files rq reads; {a.note}")
+        elif len(query.split()) > 2 and not (ns.json or ns.ndjson):
+            # (a sentence, not a name's words: the text ranker reads words in code)
+            import shlex
+
+            say(
+                f"no definition named {query!r}; rq --text {shlex.quote(query.strip())} searches the code for these words"
+            )
         return int(ExitCode.MISS)
     if a.outcome == "unread":
         say(f"no match for {query!r}: {a.note}")
