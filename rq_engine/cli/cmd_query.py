@@ -130,8 +130,9 @@ def _print(ns: argparse.Namespace, a: Answer, query: str, where: str) -> int:
             # (a sentence, not a name's words: the text ranker reads words in code)
             import shlex
 
+            text = shlex.quote(query.strip())
             say(
-                f"no definition named {query!r}; rq --text {shlex.quote(query.strip())} searches the code for these words"
+                f"no definition named {query!r}; rq --text {text} searches the code for these words"
             )
         return int(ExitCode.MISS)
     if a.outcome == "unread":
