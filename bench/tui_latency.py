@@ -63,6 +63,7 @@ def pct(xs: list[float], p: float) -> float:
 
 # the start-up peer; a machine without it still measures rq (`apt-get install fzf`)
 HAVE_FZF = shutil.which("fzf") is not None
+NO_FZF = "fzf not installed (apt-get install fzf)"
 
 
 def summary(xs: list[float]) -> dict[str, float]:
@@ -288,7 +289,7 @@ def startup(root: Path, runs: int, home: Path) -> dict[str, object]:
     return {
         "rq_first_frame_ms": summary(rq),
         "rq_first_frame_cpu_ms": summary(rq_cpu),
-        "fzf_first_frame_ms": summary(fzf) if HAVE_FZF else "fzf not installed (apt-get install fzf)",
+        "fzf_first_frame_ms": summary(fzf) if HAVE_FZF else NO_FZF,
         "python_import_rq_tui_app_ms": summary(imports),
         "python_bare_start_ms": summary(bare),
     }
