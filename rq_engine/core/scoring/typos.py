@@ -47,9 +47,7 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     if not allowed:
         return None
     low, idx = fold_positions(name)
-    if not low or (low[0] != q[0] and low[:2] != q[1::-1]):
-        # a near miss keeps its first letter (`catchAll` is not `matchAll`), or
-        # swaps it with the second (`ocntext`: the letters of Context, one swap)
+    if not low or not _first_letter_kept(q, low):
         return None
     d = edit_distance(q, low, allowed)
     if d == 0 or d > allowed:
@@ -79,7 +77,7 @@ def match_typo_prefix(leaf: str, name: str) -> NameMatch | None:
     if not typo_edits(n):
         return None
     low, idx = fold_positions(name)
-    if len(low) <= n - 1 or (low[0] != q[0] and low[:2] != q[1::-1]):
+    if len(low) <= n - 1 or not _first_letter_kept(q, low):
         return None
     # the prefix one edit away: as long as the query, a letter shorter (a letter too
     # many typed) or longer (one left out), always short of the whole name
@@ -100,6 +98,13 @@ def match_typo_prefix(leaf: str, name: str) -> NameMatch | None:
         ("coverage", round(WEIGHTS["coverage"] / 2 * kept * (1 / n + 1 / len(low)), 1)),
     )
     return NameMatch("typo", (*parts, *joiner_parts(leaf, name)), pos, kept, edits=1)
+
+
+def _first_letter_kept(q: str, low: str) -> bool:
+    """A near miss keeps its first letter (`catchAll` is not `matchAll`), or swaps it
+    with the second (`ocntext`: the letters of Context, one swap). Both folded, `low`
+    not empty."""
+    return low[0] == q[0] or low[:2] == q[1::-1]
 
 
 def _kept_positions(q: str, low: str) -> list[int]:
