@@ -35,6 +35,7 @@ SKELETON_NAMES = 200
 SUBSTRING_ROWS = 400
 FUZZY_MATCH = 250  # of those, the shortest matched in Python
 FUZZY_KEEP = 80  # best-matching fuzzy names whose definitions are fetched
+INITIALS_MATCH = 40  # of the initials reads, matched whatever their length
 
 
 def caps(limit: int, literal: int) -> tuple[int, int]:
@@ -61,11 +62,18 @@ def matched_names(
     best first, each with its match; names in `seen` (already fetched) left out."""
     leaf, qf = q.leaf, q.leaf_fold
     cand = rt.names_first_letter_scan(conn, rid, qf, FUZZY_NAMES)
-    cand += rt.names_by_initials(conn, rid, qf, FUZZY_NAMES)
+    initials = rt.names_by_initials(conn, rid, qf, FUZZY_NAMES)
+    cand += initials
     cand += rt.names_skeleton_prefix(conn, rid, skeleton(leaf), SKELETON_NAMES)
     # Matching costs ~30 µs a name: match the shortest first (coverage favours
-    # them anyway) and at most match_cap (FUZZY_MATCH at most) of them.
+    # them anyway) and at most match_cap (FUZZY_MATCH at most) of them — and, on
+    # top, the names whose initials the query spells most of: a long name is what
+    # an abbreviation is for, and on a crowded first letter the shortest cut left
+    # `drcr`'s devm_reset_controller_register (its initials) unmatched behind 250
+    # shorter names that merely hold those letters.
     uniq = sorted(dict.fromkeys(cand), key=lambda n: (len(n), n))[:match_cap]
+    have = set(uniq)
+    uniq += [n for n in initials[:INITIALS_MATCH] if n not in have]
     scored: list[tuple[float, str, NameMatch]] = []
     for n in uniq:
         if n in seen:

@@ -30,7 +30,7 @@ from rq_engine.search.keys import (
     typo_prefixes,
 )
 from rq_engine.search.rank import match_quality
-from rq_engine.search.retrieval import SCAN_WINDOW, after_letter, glob_escape
+from rq_engine.search.retrieval import SCAN_WINDOW, glob_escape, letter_windows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,13 +127,17 @@ def names_typo_far_start(conn: sqlite3.Connection, repo: int, folded: str, limit
     if not starts:
         return []
     n = len(folded)
+    # The half as typed first, then its variants in order: which names `limit` keeps
+    # must not depend on a set's order (it varies from process to process).
+    half = folded[: n // 2]
+    ordered = [half, *sorted(starts - {half})]
     return [
         r[0]
         for r in conn.execute(
             "SELECT DISTINCT n.name FROM json_each(?) AS j CROSS JOIN names AS n"
             " ON n.repository_id = ? AND n.fold >= j.value AND n.fold < j.value || ?"
             " WHERE length(n.fold) BETWEEN ? AND ? LIMIT ?",
-            (_json_list(starts, folded), repo, _TOP, n - 2, n + 2, limit),
+            (_json_list(ordered, folded), repo, _TOP, n - 2, n + 2, limit),
         )
     ]
 
@@ -142,21 +146,25 @@ def names_typo_far_end(conn: sqlite3.Connection, repo: int, folded: str, limit: 
     """The other case of names_typo_far_start: both edits before the query's middle
     letter, so the name ends with what follows it. Names sharing the query's first
     letter (a window, as names_first_letter_scan) with that ending, within two
-    letters of its length, by GLOB in C (~3 ms a window)."""
+    letters of its length, by GLOB in C (~3 ms a window). The windows are
+    retrieval.letter_windows': on a crowded first letter the names around the
+    query's first two letters (`trnasfom_isinstance` → transform_isinstance, past
+    the first 15,000 of CPython's `t` names)."""
     n = len(folded)
     if n < TWO_EDITS_LEN or n > MAX_TWO_EDIT_LEN:
         return []  # (typo_prefixes' bounds)
     first, tail = folded[0], folded[n // 2 + 1 :]
     pattern = glob_escape(first) + "*" + "".join(glob_escape(c) for c in tail)
-    return [
-        r[0]
-        for r in conn.execute(
+    out: dict[str, None] = {}
+    for start, stop in letter_windows(folded):
+        for (name,) in conn.execute(
             "SELECT n.name FROM (SELECT rowid AS id, fold FROM names WHERE repository_id = ?"
             " AND fold >= ? AND fold < ? LIMIT ?) AS w CROSS JOIN names AS n ON n.id = w.id"
             " WHERE w.fold GLOB ? AND length(w.fold) BETWEEN ? AND ? LIMIT ?",
-            (repo, first, after_letter(first), SCAN_WINDOW, pattern, n - 2, n + 2, limit),
-        )
-    ]
+            (repo, start, stop, SCAN_WINDOW, pattern, n - 2, n + 2, limit),
+        ):
+            out[name] = None
+    return list(out)[:limit]
 
 
 def names_typo_prefix(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
@@ -173,7 +181,7 @@ def names_typo_prefix(conn: sqlite3.Connection, repo: int, folded: str, limit: i
             "SELECT DISTINCT n.name FROM json_each(?) AS j CROSS JOIN names AS n"
             " ON n.repository_id = ? AND n.fold > j.value AND n.fold < j.value || ?"
             " LIMIT ?",
-            (_json_list(starts, folded), repo, _TOP, limit),
+            (_json_list(sorted(starts), folded), repo, _TOP, limit),
         )
     ]
 
@@ -221,15 +229,17 @@ def _typo_could_join(
     return True
 
 
-def _json_list(items: set[str] | frozenset[str], folded: str) -> str:
-    """Variants of the query (its letters and a-z0-9) as a JSON array."""
+def _json_list(items: Iterable[str], folded: str) -> str:
+    """Variants of the query (its letters and a-z0-9) as a JSON array, in the order
+    given (a set's order varies from process to process: a read that stops at a
+    LIMIT is given a list)."""
     if folded.isprintable() and '"' not in folded and "\\" not in folded:
         # Nothing JSON escapes. Written directly, the json module (~1.5 ms to import)
-        # stays off the miss path; unsorted (~2 ms for 10k): the caller sorts.
+        # stays off the miss path.
         return '["' + '","'.join(items) + '"]'
     import json
 
-    return json.dumps(sorted(items))
+    return json.dumps(list(items))
 
 
 __all__ = [

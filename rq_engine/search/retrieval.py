@@ -161,6 +161,19 @@ def subsequence_glob(folded: str) -> str:
     return "*".join(glob_escape(c) for c in folded) + "*"
 
 
+def letter_windows(folded: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The two ranges of `names.fold` a first-letter scan reads, SCAN_WINDOW names of
+    each: from the query's first two letters to the end of its first letter's names,
+    then from that letter's start up to its first two letters. On most repositories
+    that is the whole first-letter range; on a crowded one (CPython's 23k names
+    starting with `t`, most of them `test_*`; Linux's ~300k with `s`) it is the names
+    around the query's own start rather than the range's first ones. The first window
+    stops where the second starts: what it would read past that point, the second
+    has read already (both are the first SCAN_WINDOW of their range)."""
+    first, two = folded[0], folded[:2]
+    return ((two, after_letter(first)), (first, two))
+
+
 def names_first_letter_scan(
     conn: sqlite3.Connection, repo: int, folded: str, limit: int
 ) -> list[str]:
@@ -174,15 +187,9 @@ def names_first_letter_scan(
     """
     if len(folded) < 2:
         return []
-    first = folded[0]
-    end = after_letter(first)
     pattern = subsequence_glob(folded)
     out: dict[str, None] = {}
-    # The first-letter window stops where the two-letter one starts: what it would
-    # read past that point, the two-letter window has read already (the same names:
-    # both are the first SCAN_WINDOW of their range; ~3 ms of GLOB on Go's std).
-    two = folded[:2]
-    for start, stop in ((two, end), (first, two)):
+    for start, stop in letter_windows(folded):
         # The window reads only idx_names_fold (rowid and fold: a covering scan); a row
         # is fetched for its name only when the GLOB matched (half the time of
         # fetching every row in the window: ~2.5 against ~5 ms on Go's std).
@@ -234,25 +241,26 @@ def _distinct_subsequences(s: str, start: int, k: int, head: str, out: list[str]
 
 def names_by_initials(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:
     """Multi-word names whose word initials the query can spell, subsequence-checked
-    in C: abbreviations on any scale, by index seeks on (repository_id, ini)."""
+    in C: abbreviations on any scale, by index seeks on (repository_id, ini). Those
+    with the most initials spelled come first (`drcr` → devm_reset_controller_register,
+    whose initials it is, before the names it spells two or three initials of)."""
     if len(folded) < 2:
         return []
     keys = initials_keys(folded)
     marks = ",".join("?" * len(keys))
-    return [
-        r[0]
-        for r in conn.execute(
-            # INDEXED BY: the planner would read the GLOB's first-letter range of
-            # idx_names_fold instead (every `m` name: 67 ms for `mutexlocktime` on
-            # Linux, 132 ms for `mlt`, against 12.5 and 1.5 ms by the initials). The
-            # index holds the fold, so the GLOB reads no row; a row is fetched for its
-            # name only when it matched (m013: `contaner_of` on Linux 5.7 -> 0.9 ms)
-            f"SELECT n.name FROM (SELECT rowid AS id FROM names INDEXED BY idx_names_ini_fold"
-            f" WHERE repository_id = ? AND ini IN ({marks}) AND fold GLOB ? LIMIT ?) AS w"
-            " CROSS JOIN names AS n ON n.id = w.id",
-            (repo, *keys, subsequence_glob(folded), limit),
-        )
-    ]
+    rows = conn.execute(
+        # INDEXED BY: the planner would read the GLOB's first-letter range of
+        # idx_names_fold instead (every `m` name: 67 ms for `mutexlocktime` on
+        # Linux, 132 ms for `mlt`, against 12.5 and 1.5 ms by the initials). The
+        # index holds the fold, so the GLOB reads no row; a row is fetched for its
+        # name only when it matched (m013: `contaner_of` on Linux 5.7 -> 0.9 ms)
+        f"SELECT n.name, w.ini FROM (SELECT rowid AS id, ini FROM names"
+        f" INDEXED BY idx_names_ini_fold WHERE repository_id = ? AND ini IN ({marks})"
+        " AND fold GLOB ? LIMIT ?) AS w CROSS JOIN names AS n ON n.id = w.id",
+        (repo, *keys, subsequence_glob(folded), limit),
+    ).fetchall()
+    rows.sort(key=lambda r: -len(r[1]))  # (stable: the index's order among equals)
+    return [name for name, _ in rows]
 
 
 def names_wildcard(conn: sqlite3.Connection, repo: int, raw: str, limit: int) -> list[str]:

@@ -221,3 +221,40 @@ def test_near_misses_are_found_however_many_names_share_their_start(
     h = starts(query)[0]
     assert (h.name, quality(h)) == ("select_related", "typo"), query
     assert parts(h)["typo_edit"] == edits * WEIGHTS["typo_edit"]
+
+
+# --- a first letter tens of thousands of names share -----------------------------
+
+# More `t` names than one scan window holds, all sorting before `tr` (CPython has
+# 23k `t` names, most of them `test_*`), and 400 short names that hold the letters
+# d, r, c, r in order: the long name whose initials those are must still be matched.
+_CROWD = "".join(f"def test_{i:05d}():\n    pass\n\n" for i in range(16_000))
+_HOLDERS = "".join(f"def dxrcr{i:03d}():\n    pass\n\n" for i in range(400))
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
+    corpus = {
+        "lib2to3/fix_idioms.py": "def transform_isinstance():\n    pass\n",
+        "tests/test_many.py": _CROWD,
+        "reset.py": "def devm_reset_controller_register():\n    pass\n",
+        "holders.py": _HOLDERS,
+    }
+    yield from served(tmp_path_factory.mktemp("crowd"), "repo", corpus, 10)
+
+
+def test_a_two_edit_slip_early_in_a_name_is_found_past_a_crowded_first_letter(
+    crowd: Ask,
+) -> None:
+    # both slips in the first half: the name is found by its end, among the names
+    # around the query's own first two letters rather than the letter's first 15,000
+    h = crowd("trnasfom_isinstance")[0]
+    assert (h.name, quality(h)) == ("transform_isinstance", "typo")
+    assert parts(h)["typo_edit"] == 2 * WEIGHTS["typo_edit"]
+
+
+def test_a_long_name_is_matched_by_its_initials_behind_many_shorter_holders(
+    crowd: Ask,
+) -> None:
+    h = crowd("drcr")[0]
+    assert (h.name, quality(h)) == ("devm_reset_controller_register", "abbrev")
