@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from rq_engine.core.namekeys import name_keys, name_record
 from rq_engine.core.query import fold, parse
 from rq_engine.core.scoring import Candidate, score
+from rq_engine.core.scoring.typos import edit_distance as scorer_distance
 from rq_engine.search.keys import is_letter_pair_variant, typo_candidates, typo_prefix_starts
 
 
@@ -31,6 +32,23 @@ def edit_distance(a: str, b: str, cap: int) -> int:
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
     return min(d[len(a)][len(b)], cap + 1)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    a=st.text(alphabet="abc", max_size=9),
+    b=st.text(alphabet="abc", max_size=9),
+    head=st.text(alphabet="abc", max_size=4),
+    tail=st.text(alphabet="abc", max_size=4),
+    cap=st.integers(0, 3),
+)
+def test_the_scorers_edit_distance_is_the_textbook_one(
+    a: str, b: str, head: str, tail: str, cap: int
+) -> None:
+    # (the scorer skips what both share at either end and computes a band of the
+    # table: neither may change a distance within the cap)
+    x, y = head + a + tail, head + b + tail
+    assert scorer_distance(x, y, cap) == edit_distance(x, y, cap), (x, y, cap)
 
 
 def _one_edit(q: str, alphabet: str) -> set[str]:
