@@ -294,6 +294,14 @@ def referenced_feature(files: int, best: int) -> list[tuple[str, float]]:
     return [("referenced", v)] if v < 0 else []
 
 
+def reopened_feature() -> list[tuple[str, float]]:
+    """A module or namespace opened again: Ruby reopens `module ActionController` in 43
+    of Rails' files, LLVM's headers `namespace llvm` in 1,587. One definition, not 43:
+    the copy that ranks first keeps its place, every other falls below the distinct
+    definitions of its match band (never out of it: 100 is under any band's gap)."""
+    return [("reopened", WEIGHTS["reopened"])]
+
+
 def compiled_copy_feature(compiled: bool) -> list[tuple[str, float]]:
     """JavaScript beside its own declaration file (`x.js` + `x.d.ts`): TypeScript's
     compiled output, a copy like a generated file."""

@@ -13,11 +13,13 @@ from __future__ import annotations
 from rq_engine.core.columns import ADDED, added_names
 from rq_engine.core.query import Query
 from rq_engine.core.record import Record
+from rq_engine.core.score import Score
 from rq_engine.core.scoring import IN_ORDER, Boosts, Candidate, NameMatch, Scored, score
 from rq_engine.core.scoring.features import (
     compiled_copy_feature,
     qualifier_feature,
     referenced_feature,
+    reopened_feature,
     scope_file_feature,
     scope_unmatched_feature,
 )
@@ -178,7 +180,7 @@ class Ranker:
             if e.match.kind == "exact" and e.row.repository_id == self.context.current_repo:
                 strong = True
             scored.append((sc, e))
-        return ordered(scored), strong
+        return settled(scored), strong
 
     def forget(self) -> None:
         """Drop the memo: the context changed what a row scores (a copy of a name named
@@ -272,7 +274,7 @@ def fallback(pool: Iterable[PoolEntry], q: Query, ctx: RankContext) -> list[Rank
         sc = score_entry(e, q, ctx, [], scope_unmatched_feature())
         if sc is not None:
             scored.append((sc, e))
-    return ordered(scored)
+    return settled(scored)
 
 
 def rank_entries(
@@ -287,7 +289,29 @@ def rank_entries(
         sc = score_entry(e, q, ctx, qual or [])
         if sc is not None:
             scored.append((sc, e))
-    return ordered(scored)
+    return settled(scored)
+
+
+def settled(scored: list[Ranked]) -> list[Ranked]:
+    """Best first (`ordered`), each module or namespace at its best copy: every later
+    copy of it (same repository, name and parent) takes `reopened` and falls behind
+    the distinct definitions of its band. Decided on the ranked list, so the copy
+    shown first is the one the features prefer (`action_controller.rb`, named like
+    the module), and a query's first answer never changes."""
+    out = ordered(scored)
+    seen: set[tuple[int, str, str | None]] = set()
+    fell = False
+    for i, (sc, e) in enumerate(out):
+        r = e.row
+        if r.kind != "module":
+            continue
+        key = (r.repository_id, r.name, r.parent)
+        if key not in seen:
+            seen.add(key)
+            continue
+        out[i] = (Scored(Score.of([*sc.score.parts, *reopened_feature()]), sc.match), e)
+        fell = True
+    return ordered(out) if fell else out
 
 
 def ordered(scored: list[Ranked]) -> list[Ranked]:

@@ -60,6 +60,8 @@ WEIGHTS: dict[str, float] = {
     # the canonical prior: how many files name an exact match by its qualifier (`io.Reader`)
     "referenced": 8.0,  # per doubling of those files (log2(1 + files))
     "referenced_cap": 48.0,  # reached at 63 files: a tiebreak below `case`, never a match class
+    # a module or namespace opened again in another file: one definition, shown once first
+    "reopened": -100.0,
     # a constructor reached through `Foo.new` (shown so `__init__` answering `new` is seen)
     "constructor": 0.0,
     # a query that is a path (`models.py`, `db/models/base.py`): the file layer's parts
