@@ -11,12 +11,13 @@ every face calls.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.types import Hit
+from tests.conftest import Repo, Run
 from tests.search.served import Ask, served
 
 CORPUS = {
@@ -258,3 +259,37 @@ def test_a_long_name_is_matched_by_its_initials_behind_many_shorter_holders(
 ) -> None:
     h = crowd("drcr")[0]
     assert (h.name, quality(h)) == ("devm_reset_controller_register", "abbrev")
+
+
+# --- the same answer in every process ----------------------------------------------
+
+# Go's SSA rewrite rules: hundreds of long names around one start. A query with two
+# slips (`OpoRate`: a swap and a letter left out) is looked for among the names of its
+# first half's starts, at most 300 of them; 400 `rewriteValueARM64_*` names also start
+# one edit from that half (`rewritevaluea`, the `w` left out).
+_RULES = "".join(f"func rewriteValueARM64_OpAbc{i:03d}Left8() {{}}\n" for i in range(400))
+
+
+def test_a_query_gets_the_same_answer_in_every_process(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(
+        {
+            "ssa/rewriteARM64.go": "package ssa\n\n" + _RULES,
+            "ssa/rewriteWasm.go": "package ssa\n\nfunc rewriteValueWasm_OpRotateLeft8() {}\n",
+        }
+    )
+    assert rq("--index", ".", cwd=repo.root).code == 0
+    # (each process hashes strings with its own seed; a set's order follows it)
+    answers = {
+        rq(
+            "-q",
+            "--limit",
+            "1",
+            "rewriteValueWasm_OpoRateLeft8",
+            cwd=repo.root,
+            env={"PYTHONHASHSEED": str(seed)},
+        ).out
+        for seed in range(8)
+    }
+    assert len(answers) == 1 and "rewriteValueWasm_OpRotateLeft8" in answers.pop()
