@@ -20,6 +20,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rq_engine.core.scoring import IN_ORDER, TWO_EDITS_LEN, WEIGHTS
+from rq_engine.core.scoring.typos import edit_distance
+from rq_engine.core.scoring.weights import MAX_EDITS
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.search.keys import (
     MAX_TWO_EDIT_LEN,
@@ -45,6 +47,8 @@ RANGE_GROUP = 64
 #: the group's candidates in rows, the range is crowded and the group is probed
 RANGE_SHARE = 2
 _START = 3
+#: names_typo_far_start reads at most this many folds of its starts' ranges
+FAR_ROWS = 6000
 
 
 class _Plan:
@@ -122,24 +126,35 @@ def names_typo_far_start(conn: sqlite3.Connection, repo: int, folded: str, limit
     """Names that may be two edits from a long query where typo_candidates cannot
     reach (two new letters), at most one of them in the query's first half: names
     starting with a keys.typo_prefixes start, within two letters of the query's
-    length. One indexed range of `names.fold` per start (~1 ms on Linux)."""
+    length, and within two edits of it. One indexed range of `names.fold` per start
+    (~1 ms on Linux).
+
+    The edits are checked here, not left to `limit`: a start one edit from the half
+    can be a whole family's (`rewriteValueaWasm_OpLopCount32`: its half less the `w`
+    starts Go's 3,000 `rewriteValueAMD64_*` and `ARM*` names), and the first
+    `limit` names read were those, the answer never. Reading FAR_ROWS folds and
+    measuring each costs ~3 µs a name that parts from the query early
+    (typos.edit_distance skips the shared start and stops two rows after)."""
     starts = typo_prefixes(folded)
     if not starts:
         return []
     n = len(folded)
-    # The half as typed first, then its variants in order: which names `limit` keeps
+    # The half as typed first, then its variants in order: which names a cut keeps
     # must not depend on a set's order (it varies from process to process).
     half = folded[: n // 2]
     ordered = [half, *sorted(starts - {half})]
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT n.name FROM json_each(?) AS j CROSS JOIN names AS n"
-            " ON n.repository_id = ? AND n.fold >= j.value AND n.fold < j.value || ?"
-            " WHERE length(n.fold) BETWEEN ? AND ? LIMIT ?",
-            (_json_list(ordered, folded), repo, _TOP, n - 2, n + 2, limit),
-        )
-    ]
+    out: dict[str, None] = {}
+    for fold_, name in conn.execute(
+        "SELECT n.fold, n.name FROM json_each(?) AS j CROSS JOIN names AS n"
+        " ON n.repository_id = ? AND n.fold >= j.value AND n.fold < j.value || ?"
+        " WHERE length(n.fold) BETWEEN ? AND ? LIMIT ?",
+        (_json_list(ordered, folded), repo, _TOP, n - 2, n + 2, FAR_ROWS),
+    ):
+        if name not in out and edit_distance(folded, fold_, MAX_EDITS) <= MAX_EDITS:
+            out[name] = None
+            if len(out) >= limit:
+                break
+    return list(out)
 
 
 def names_typo_far_end(conn: sqlite3.Connection, repo: int, folded: str, limit: int) -> list[str]:

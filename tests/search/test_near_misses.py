@@ -293,3 +293,20 @@ def test_a_query_gets_the_same_answer_in_every_process(
         for seed in range(8)
     }
     assert len(answers) == 1 and "rewriteValueWasm_OpRotateLeft8" in answers.pop()
+
+
+def test_a_two_slip_query_is_found_past_a_family_one_edit_from_its_start(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    # `a` typed too and `t` → `h`: two new letters, so sought by the query's first
+    # half (`rewritevalueaw`) and its one-edit variants; the half less its `w`
+    # starts the 400 ARM64 names, which the read's 300-name cut held
+    repo = make_repo(
+        {
+            "ssa/rewriteARM64.go": "package ssa\n\n" + _RULES,
+            "ssa/rewriteWasm.go": "package ssa\n\nfunc rewriteValueWasm_OpRotateLeft() {}\n",
+        }
+    )
+    assert rq("--index", ".", cwd=repo.root).code == 0
+    r = rq("-q", "--limit", "1", "rewriteValueaWasm_OpRotaheLeft", cwd=repo.root)
+    assert r.code == 0 and r.out.split()[2] == "rewriteValueWasm_OpRotateLeft", (r.out, r.err)
