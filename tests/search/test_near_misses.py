@@ -268,18 +268,25 @@ def test_a_long_name_is_matched_by_its_initials_behind_many_shorter_holders(
 # first half's starts, at most 300 of them; 400 `rewriteValueARM64_*` names also start
 # one edit from that half (`rewritevaluea`, the `w` left out).
 _RULES = "".join(f"func rewriteValueARM64_OpAbc{i:03d}Left8() {{}}\n" for i in range(400))
+_WASM = "func rewriteValueWasm_OpRotateLeft8() {}\nfunc rewriteValueWasm_OpRotateLeft() {}\n"
+
+
+def _rules(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> Repo:
+    """The rules, two Wasm ones beside 400 ARM64 ones, as an indexed repository."""
+    repo = make_repo(
+        {
+            "ssa/rewriteARM64.go": "package ssa\n\n" + _RULES,
+            "ssa/rewriteWasm.go": "package ssa\n\n" + _WASM,
+        }
+    )
+    assert rq("--index", ".", cwd=repo.root).code == 0
+    return repo
 
 
 def test_a_query_gets_the_same_answer_in_every_process(
     make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
-    repo = make_repo(
-        {
-            "ssa/rewriteARM64.go": "package ssa\n\n" + _RULES,
-            "ssa/rewriteWasm.go": "package ssa\n\nfunc rewriteValueWasm_OpRotateLeft8() {}\n",
-        }
-    )
-    assert rq("--index", ".", cwd=repo.root).code == 0
+    repo = _rules(make_repo, rq)
     # (each process hashes strings with its own seed; a set's order follows it)
     answers = {
         rq(
@@ -301,12 +308,6 @@ def test_a_two_slip_query_is_found_past_a_family_one_edit_from_its_start(
     # `a` typed too and `t` → `h`: two new letters, so sought by the query's first
     # half (`rewritevalueaw`) and its one-edit variants; the half less its `w`
     # starts the 400 ARM64 names, which the read's 300-name cut held
-    repo = make_repo(
-        {
-            "ssa/rewriteARM64.go": "package ssa\n\n" + _RULES,
-            "ssa/rewriteWasm.go": "package ssa\n\nfunc rewriteValueWasm_OpRotateLeft() {}\n",
-        }
-    )
-    assert rq("--index", ".", cwd=repo.root).code == 0
+    repo = _rules(make_repo, rq)
     r = rq("-q", "--limit", "1", "rewriteValueaWasm_OpRotaheLeft", cwd=repo.root)
     assert r.code == 0 and r.out.split()[2] == "rewriteValueWasm_OpRotateLeft", (r.out, r.err)
