@@ -36,6 +36,13 @@ SUBSTRING_ROWS = 400
 FUZZY_MATCH = 250  # of those, the shortest matched in Python
 FUZZY_KEEP = 80  # best-matching fuzzy names whose definitions are fetched
 INITIALS_MATCH = 40  # of the initials reads, matched whatever their length
+# A package-prefixed query's head and tail each have at least this many letters:
+# Go's `io`, `os`, Python's `re`, Rust's `fs` are packages, and `db`, `tx`, `is`
+# names (`iocopy` → io.Copy, `sqldb` → sql.DB, `errorsis` → errors.Is).
+PACKAGE_MIN_PART = 2
+PACKAGE_MIN_QUERY = 5
+# A shorter tail is the whole name (`db` is DB, not every name starting `db`).
+PACKAGE_TAIL_PREFIX = 3
 
 
 def caps(limit: int, literal: int) -> tuple[int, int]:
@@ -89,30 +96,39 @@ def matched_names(
 def package_prefixed(
     conn: sqlite3.Connection, rid: int, q: Query, pool: Container[int]
 ) -> list[tuple[Row, NameMatch]]:
-    """`bufscanner` → bufio's Scanner, `jsondec` → json's Decoder: the head of the
-    query names the directory, the tail starts the name. Matched as one fuzzy
-    match over `dir/Name` so the usual alignment rules apply. Rows in `pool` are
-    left out; a row two cuts of the query find comes once, with the first one's
-    match (the pool would keep that one too)."""
+    """`bufscanner` → bufio's Scanner, `jsondec` → json's Decoder, `shutilcopy` →
+    shutil.py's copy: the head of the query names the directory or the file, the
+    tail starts the name. Matched as one fuzzy match over `dir/Name` so the usual
+    alignment rules apply. Rows in `pool` are left out; a row two cuts of the query
+    find comes once, with the first one's match (the pool would keep that one too)."""
     qf = q.leaf_fold
-    if len(qf) < 6 or q.scope or not qf.isalnum():
+    if len(qf) < PACKAGE_MIN_QUERY or q.scope or not qf.isalnum():
         return []
     found: dict[int, tuple[Row, NameMatch]] = {}
-    for cut in range(3, len(qf) - 2):
+    for cut in range(PACKAGE_MIN_PART, len(qf) - PACKAGE_MIN_PART + 1):
         head, tail = qf[:cut], qf[cut:]
-        for row in rt.package_split_rows(conn, rid, head, tail, 200):
+        whole = len(tail) < PACKAGE_TAIL_PREFIX
+        for row in rt.package_split_rows(conn, rid, head, tail, 200, whole=whole):
             if row.id in pool or row.id in found or row.parent:
                 continue  # a package names its top-level definitions, not members
-            dirs = [d for d in row.path.split("/")[:-1] if d.lower().startswith(head)]
-            if not dirs:
+            # the nearest directory so named, or the file itself (Python's `shutil.py`)
+            comps = row.path.split("/")
+            comps[-1] = comps[-1].partition(".")[0]
+            at = len(comps) - 1
+            while at >= 0 and not comps[at].lower().startswith(head):
+                at -= 1
+            if at < 0:
                 continue
-            qual = f"{dirs[-1]}/{row.name}"
+            qual = f"{comps[at]}/{row.name}"
             m = match_fuzzy(q.leaf, qual)
-            off = len(dirs[-1]) + 1
+            off = len(comps[at]) + 1
             if m is None or not m.positions or m.positions[0] != 0:
                 continue
             pos = tuple(p - off for p in m.positions if p >= off)
-            parts = (*m.parts, *via_package_feature())
+            # directories between the one named and the file's own: `sqltx` is sql.Tx
+            # before sql/driver's Tx (another package, or a module re-exported above)
+            feature = via_package_feature(max(0, len(comps) - 2 - at))
+            parts = (*m.parts, *feature)
             found[row.id] = (row, NameMatch(m.kind, parts, pos, m.evidence))
     return list(found.values())
 

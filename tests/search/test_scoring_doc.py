@@ -13,6 +13,7 @@ SHOWN_AS = {
     "private": "visibility",
     "nesting_cap": "nesting",
     "path_depth_cap": "path_depth",
+    "via_package_level": "via_package",
     # a path query's file layer: its parts are `path` and `length`
     "path_query_file": "path",
     "path_query_suffix": "path",

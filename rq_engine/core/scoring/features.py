@@ -334,9 +334,10 @@ def constructor_feature() -> list[tuple[str, float]]:
     return [("constructor", WEIGHTS["constructor"])]
 
 
-def via_package_feature() -> list[tuple[str, float]]:
-    """The query's head named the package (`bufscanner` → bufio.Scanner)."""
-    return [("via_package", WEIGHTS["via_package"])]
+def via_package_feature(levels: int = 0) -> list[tuple[str, float]]:
+    """The query's head named the package (`bufscanner` → bufio.Scanner): the file's own
+    directory or the file, or a directory `levels` above the file's own."""
+    return [("via_package", WEIGHTS["via_package"] + levels * WEIGHTS["via_package_level"])]
 
 
 def path_query_features(path: str, text: str) -> list[tuple[str, float]]:

@@ -24,6 +24,7 @@ WEIGHTS: dict[str, float] = {
     "separators": -50.0,  # exact/prefix only with joiners left out or added (D19)
     "wildcard": -50.0,  # `a.b` matched with `.` as any one character (no scope answered)
     "via_package": -40.0,  # the query's head named the package (`bufscanner` → bufio.Scanner)
+    "via_package_level": -5.0,  # …per directory between the one named and the file's own
     "case": 60.0,  # query with uppercase, candidate spelled the same
     "constructor_owner": -500.0,  # `Foo.new` answered by Foo itself: 0.75 of exact
     # qualifier (scoped queries)
