@@ -18,9 +18,16 @@ Rules (what a developer jumps to):
   body it stands in (class, module, `class << self` or block); `private def x`;
   `private :x, :y` after the defs; `private_class_method`, `private_constant`.
   `def self.x` ignores sections; an alias takes its original's visibility.
+- RDoc's directives name methods that metaprogramming makes: `# :method: before_action`
+  (Rails defines it, and 20 more callbacks, in a loop of `define_method
+  "#{callback}_action"`), `# :singleton-method: name`, `# :attr_accessor: name`
+  -> a public method at the directive's line, in the class or module whose body
+  holds it; none when that body already defines the name.
 """
 
 from __future__ import annotations
+
+import re
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
@@ -59,6 +66,13 @@ _SECTIONS = {
     "module_function": Visibility.PUBLIC,
 }
 _ATTRS = frozenset(("attr_reader", "attr_writer", "attr_accessor", "attr"))
+# An RDoc directive naming a method on its own line (a bare `# :singleton-method:`
+# documents the statement below it, whose name the plugin reads or cannot know).
+_RDOC = re.compile(
+    rb"^[ \t]*#[ \t]*:(?:method|singleton-method|attr|attr_reader|attr_writer|attr_accessor):"
+    rb"[ \t]+([^\s(]+)",
+    re.MULTILINE,
+)
 _INF = 1 << 62
 
 
@@ -98,7 +112,36 @@ class RubyPlugin(LanguagePlugin):
         caps, source = _common.captures("ruby", "ruby.scm", source)
         walk = _Walk(source)
         walk.run(caps)
+        if b":method:" in source or b"-method:" in source or b"# :attr" in source:
+            named = _rdoc_methods(source, walk.recs)
+            if named:  # in source order, as every plugin reports (a stable sort)
+                return sorted(walk.recs + named, key=lambda r: r.line)
         return walk.recs
+
+
+def _rdoc_methods(source: bytes, recs: list[Symbol]) -> list[Symbol]:
+    """The methods RDoc directives name, each in the innermost class or module whose
+    lines hold it (a comment is not in the tree the walk reads: found by its text)."""
+    scopes = [r for r in recs if r.kind in (Kind.CLASS, Kind.MODULE)]
+    defined = {(r.parent, r.name) for r in recs if r.kind in (Kind.METHOD, Kind.FUNCTION)}
+    out: list[Symbol] = []
+    line, at = 1, 0
+    for m in _RDOC.finditer(source):
+        line += source.count(b"\n", at, m.start())
+        at = m.start()
+        name = m.group(1).decode("utf-8", "replace")
+        holder = max(
+            (r for r in scopes if r.line <= line <= r.end_line), key=lambda r: r.line, default=None
+        )
+        parent = None
+        if holder is not None:
+            parent = f"{holder.parent}::{holder.name}" if holder.parent else holder.name
+        if (parent, name) in defined:
+            continue
+        defined.add((parent, name))
+        kind = Kind.METHOD if parent else Kind.FUNCTION
+        out.append(Symbol(name, kind, line, line, parent, Visibility.PUBLIC, "ruby"))
+    return out
 
 
 class _Walk:

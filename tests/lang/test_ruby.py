@@ -25,6 +25,10 @@ def test_golden_define_method_and_alias_method() -> None:
     check_golden("ruby", "define_method.rb")
 
 
+def test_golden_rdoc_directives() -> None:
+    check_golden("ruby", "rdoc_directives.rb")
+
+
 def test_never_raises_on_garbage() -> None:
     check_never_raises(RubyPlugin(), FIXTURES / "ruby" / "sample.rb")
 
