@@ -1,4 +1,4 @@
-"""The Python language plugin: classes, functions, methods, constants and type aliases.
+"""The Python language plugin: classes, functions, methods, constants, type aliases, variables.
 
 Imports tree-sitter only lazily (through _common/grammar), never at import time.
 
@@ -9,7 +9,11 @@ Rules (what a developer jumps to):
 - Module- and class-level UPPER_CASE assignment targets (plain, chained,
   annotated) and `x: Final = ...` -> constant; `type X = ...` and
   `X: TypeAlias = ...` -> type; `f = lambda ...` -> function (method in a
-  class). Assignments inside functions are locals: skipped.
+  class); any other module-level name -> variable (many a public name is made
+  so: Django's `reverse_lazy = lazy(reverse, str)`, `types.SimpleNamespace`,
+  `threading.Lock`), dunders (`__all__`, `__version__`) excepted. Class-level
+  lower-case names (model fields, class attributes) are not emitted.
+  Assignments inside functions are locals: skipped.
 - line is the `def`/`class` line (decorators excluded); end_line is the last
   statement of the body (a trailing comment inside the block is not).
 - Visibility: a leading underscore (not a dunder) is private, anything else public.
@@ -250,6 +254,10 @@ def _assignment(
                 kind = Kind.TYPE if m.group(3) == b"TypeAlias" else Kind.CONSTANT
             elif name.isupper() and not _dunder(name):
                 kind = Kind.CONSTANT
+            elif scope == _MODULE and not _dunder(name):
+                # a module's own names: `reverse_lazy = lazy(reverse, str)`,
+                # `SimpleNamespace = type(sys.implementation)`, `Lock = _allocate_lock`
+                kind = Kind.VARIABLE
             if kind is not None:
                 found.append((node.start_byte, _symbol(node, name, kind, parent)))
         node = right

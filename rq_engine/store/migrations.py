@@ -238,6 +238,16 @@ STEPS.append(("m015_c_initialized_tables", reextract("c", "cpp")))
 STEPS.append(("m016_ruby_rdoc_methods", reextract("ruby")))
 
 
+# --- m017: a Python module's own names bound by assignment ----------------------------
+#
+# Only UPPER_CASE names and lambdas were read: `reverse_lazy = lazy(reverse, str)`
+# (Django), `SimpleNamespace = type(sys.implementation)` and `Lock = _allocate_lock`
+# (CPython) answered "no match". Module-level names are variables now, as Go's
+# package vars and TS/JS's top-level `let` already were: +1.1k rows on Django, +3.2k
+# on CPython.
+STEPS.append(("m017_python_module_variables", reextract("python")))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

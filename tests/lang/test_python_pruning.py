@@ -131,6 +131,8 @@ def reference(source: bytes) -> list[Symbol]:
                             k = Kind.TYPE if m.group(1) == b"TypeAlias" else Kind.CONSTANT
                         elif name.isupper() and not dunder(name):
                             k = Kind.CONSTANT
+                        elif scope == _MODULE and not dunder(name):
+                            k = Kind.VARIABLE  # a module's own name, bound by assignment
                         if k is not None:
                             found.append((node.start_byte, name, k, node, parent))
                     node = right
