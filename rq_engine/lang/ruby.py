@@ -9,7 +9,8 @@ Rules (what a developer jumps to):
   self.x` and defs inside `class << self` are methods of the enclosing class
   (singleton methods). Defs inside blocks (`included do`, `class_methods do`)
   belong to the enclosing class too.
-- `attr_reader/attr_writer/attr_accessor :a, :b` -> one method per name;
+- `attr_reader/attr_writer/attr_accessor :a, :b` -> one method per name, and
+  so ActiveSupport's `mattr_*`, `cattr_*` and `class_attribute` (public);
   `alias_method :new, :old` / `alias new old` -> method `new`; `define_method :x` /
   `define_method("x")` with a literal name -> method `x`; `FOO = ...` -> constant.
   Nothing inside a method body counts except a nested `def` (Ruby defines it
@@ -66,6 +67,14 @@ _SECTIONS = {
     "module_function": Visibility.PUBLIC,
 }
 _ATTRS = frozenset(("attr_reader", "attr_writer", "attr_accessor", "attr"))
+# ActiveSupport's attribute macros (Rails: ~180 of them, `mattr_accessor
+# :schema_format`): their names are defined nowhere else. Public whatever the
+# section: they define singleton and instance methods through class_eval.
+_MACRO_ATTRS = frozenset(
+    f"{pre}{verb}"
+    for pre in ("mattr_", "cattr_", "thread_mattr_", "thread_cattr_")
+    for verb in ("reader", "writer", "accessor")
+) | {"class_attribute"}
 # An RDoc directive naming a method on its own line (a bare `# :singleton-method:`
 # documents the statement below it, whose name the plugin reads or cannot know).
 _RDOC = re.compile(
@@ -256,8 +265,10 @@ class _Walk:
         args_node = node.child_by_field_name("arguments")
         args = args_node.named_children if args_node is not None else []
         kind = Kind.METHOD if top.scope else Kind.FUNCTION
-        if verb in _ATTRS:
+        if verb in _ATTRS or verb in _MACRO_ATTRS:
             vis = self.pending.pop(node.start_byte, top.section)
+            if verb in _MACRO_ATTRS:
+                vis = Visibility.PUBLIC
             for arg in args:
                 name = _literal_name(source, arg)
                 if name is not None and arg.type != "identifier":
