@@ -20,6 +20,7 @@ name and style):
   abbr_heads     first 2-4 letters of each word           htreq
   abbr_lead      first word whole + 3 letters of the rest  jsondec
   abbr_skeleton  first letter + consonants                 httprqst
+  abbr_word_skel each word's first letter + its consonants  httprqst (for ListenAndServe: lstnandsrv)
   lower_concat   the name lower-cased, joiners dropped     httprequest
   sep_snake / sep_camel / sep_kebab / sep_space            http_request, httpRequest, …
 
@@ -100,6 +101,7 @@ STYLES = [
     "abbr_heads",
     "abbr_lead",
     "abbr_skeleton",
+    "abbr_word_skel",
     "lower_concat",
     "sep_snake",
     "sep_camel",
@@ -113,7 +115,14 @@ APART = ("typo_first_swap", "typo_first_subst")
 GROUPS = {
     "prefix": ("prefix_short", "prefix_half", "prefix_word"),
     "typo": ("typo_swap", "typo_delete", "typo_insert", "typo_subst", "typo_double", "typo_prefix"),
-    "abbrev": ("abbr_initials", "abbr_heads", "abbr_lead", "abbr_skeleton", "lower_concat"),
+    "abbrev": (
+        "abbr_initials",
+        "abbr_heads",
+        "abbr_lead",
+        "abbr_skeleton",
+        "abbr_word_skel",
+        "lower_concat",
+    ),
     "separator": ("sep_snake", "sep_camel", "sep_kebab", "sep_space"),
 }
 
@@ -277,6 +286,10 @@ def variants(name: str, seed: int, corpus: str) -> dict[str, tuple[str, int]]:
     sk = skeleton(name)
     if len(f) >= 6 and sk != f and len(sk) >= 4:
         out["abbr_skeleton"] = (sk, 0)
+    if len(ws) >= 2:
+        v = word_skeletons(ws)
+        if v not in (f, sk) and len(v) >= 4:
+            out["abbr_word_skel"] = (v, 0)
     if f != name:
         out["lower_concat"] = (f, 0)
     if len(ws) >= 2:
@@ -291,6 +304,12 @@ def variants(name: str, seed: int, corpus: str) -> dict[str, tuple[str, int]]:
             if v != name:
                 out[style] = (v, 0)
     return out
+
+
+def word_skeletons(ws: list[str]) -> str:
+    """Each word by its first letter and its consonants (y kept), as people shorten
+    each word of a name: `lst` + `add`, `rspns` + `wrtr`."""
+    return "".join(w[:1] + re.sub("[aeiou]", "", w[1:]) for w in (w.lower() for w in ws))
 
 
 def abbr_initials(ws: list[str]) -> str:
@@ -389,11 +408,12 @@ class Names:
         return out
 
     def style_index(self, style: str) -> dict[str, set[str]]:
-        """variant text -> folds of the names that give it (the skeleton style)."""
+        """variant text -> folds of the names that give it (the skeleton styles)."""
         if style not in self._style:
             idx: dict[str, set[str]] = defaultdict(set)
+            spell = skeleton if style == "abbr_skeleton" else (lambda n: word_skeletons(words(n)))
             for n in self.names:
-                idx[skeleton(n)].add(fold(n))
+                idx[spell(n)].add(fold(n))
             self._style[style] = idx
         return self._style[style]
 
@@ -470,7 +490,7 @@ class Names:
             spelled = self.word_matches(q, full=True) - {t}
             if spelled:
                 return f"abbreviates {sorted(self.by_fold[min(spelled)])[0]} too"
-        if style == "abbr_skeleton":
+        if style in ("abbr_skeleton", "abbr_word_skel"):
             same_skel = self.style_index(style).get(query, set()) - {t}
             if same_skel:
                 return f"same skeleton as {sorted(self.by_fold[min(same_skel)])[0]}"
