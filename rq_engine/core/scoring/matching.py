@@ -306,8 +306,9 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
 
 
 def _spells_words(q: str, leaf: str, low: str, starts: list[bool]) -> list[list[int]]:
-    """Where the name's words start (each way, if they are hidden) if `q` is every word of it in order, each spelled by a start of the
-    word, or by its first letter and then some of its consonants in order: `lst`+`add`
+    """Where the name's words start (each way, if they are hidden) if `q` is every
+    word of it in order, each spelled by a start of the word, or by its first
+    letter and then some of its consonants in order: `lst`+`add`
     is list_add, `cntnr`+`of` container_of, `spn`+`lk` spin_lock, `svc`+`prov`
     ServiceProvider. A little joining word or one of vowels only may be left out, as
     an abbreviation may (_skipped_words). Where the query says a word starts — an
@@ -319,14 +320,37 @@ def _spells_words(q: str, leaf: str, low: str, starts: list[bool]) -> list[list[
         # A run-together lower-case name hides where its words start (`dataclass`,
         # `contextmanager`): any split into two or three words may be it, or a
         # multi-word name (`_date_class` for `dtclass`) outranks it for want of them.
-        n = len(low)
-        # (words of three letters or more: a shorter one would let a kept vowel start
-        # a word, `schdle` → sched|u|le)
-        w = HIDDEN_WORD_MIN
-        splits = [[0, a] for a in range(w, n - w + 1)]
-        splits += [[0, a, b] for a in range(w, n - 2 * w + 1) for b in range(a + w, n - w + 1)]
-        return [c for c in splits if _spells_words_cut(q, low, c, marked)]
+        # Two words, else three, of three letters or more (a shorter one would let a
+        # kept vowel start a word: `schdle` → sched|u|le).
+        for more in (1, 2):
+            found = _hidden(q, low, 0, 0, more, marked)
+            if found:
+                return found
+        return []
     return [cuts] if _spells_words_cut(q, low, cuts, marked) else []
+
+
+def _hidden(q: str, low: str, i: int, a: int, more: int, marked: set[int]) -> list[list[int]]:
+    """The word starts after `a` (each way) by which `q[i:]` spells `low[a:]` in
+    `more` + 1 words of HIDDEN_WORD_MIN letters or more (_spells_word each)."""
+    n, w = len(low), HIDDEN_WORD_MIN
+    if q[i] != low[a]:
+        return []
+    if not more:
+        last = not marked or all(m <= i for m in marked)
+        return [[a]] if last and n - a >= w and _spells_word(q[i:], low[a:]) else []
+    out: list[list[int]] = []
+    for e in range(i + 1, len(q)):
+        if marked and e not in marked:
+            continue  # the query marks where its words end
+        b = low.find(q[e], a + w)
+        while 0 <= b <= n - w * more:
+            if _spells_word(q[i:e], low[a:b]):
+                out += [[a, *rest] for rest in _hidden(q, low, e, b, more - 1, marked)]
+            b = low.find(q[e], b + 1)
+        if marked:
+            break
+    return out
 
 
 #: the shortest run-together lower-case name whose hidden words _spells_words tries,
