@@ -115,14 +115,7 @@ APART = ("typo_first_swap", "typo_first_subst")
 GROUPS = {
     "prefix": ("prefix_short", "prefix_half", "prefix_word"),
     "typo": ("typo_swap", "typo_delete", "typo_insert", "typo_subst", "typo_double", "typo_prefix"),
-    "abbrev": (
-        "abbr_initials",
-        "abbr_heads",
-        "abbr_lead",
-        "abbr_skeleton",
-        "abbr_word_skel",
-        "lower_concat",
-    ),
+    "abbrev": (*(s for s in STYLES if s.startswith("abbr_")), "lower_concat"),
     "separator": ("sep_snake", "sep_camel", "sep_kebab", "sep_space"),
 }
 

@@ -7,6 +7,9 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from rq_engine.core.wait import Wait
 from rq_engine.search.service import QueryService
@@ -42,3 +45,14 @@ def served(base: Path, name: str, corpus: dict[str, str], limit: int) -> Iterato
 
     yield answer
     service.close()
+
+
+def ask_fixture(tag: str, corpus: dict[str, str], limit: int) -> Any:
+    """A module-scoped `ask` fixture answering from `corpus` served once for the module:
+    `ask = ask_fixture("packages", CORPUS, 10)` in a test module."""
+
+    @pytest.fixture(scope="module")
+    def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
+        yield from served(tmp_path_factory.mktemp(tag), "repo", corpus, limit)
+
+    return ask

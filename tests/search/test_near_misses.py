@@ -18,7 +18,7 @@ import pytest
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.types import Hit
 from tests.conftest import Repo, Run
-from tests.search.served import Ask, served
+from tests.search.served import Ask, ask_fixture, served
 
 CORPUS = {
     # C: the internal `__name` helper beside the API it implements
@@ -56,9 +56,7 @@ CORPUS = {
 }
 
 
-@pytest.fixture(scope="module")
-def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
-    yield from served(tmp_path_factory.mktemp("near"), "repo", CORPUS, 20)
+ask = ask_fixture("near", CORPUS, 20)
 
 
 def top(hits: list[Hit]) -> tuple[str, str]:

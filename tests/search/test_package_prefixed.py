@@ -6,13 +6,9 @@ face calls."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.types import Hit
-from tests.search.served import Ask, served
+from tests.search.served import Ask, ask_fixture
 
 CORPUS = {
     "bufio/scan.go": "package bufio\n\ntype Scanner struct{}\n\nfunc ScanLines() {}\n",
@@ -27,9 +23,7 @@ CORPUS = {
 }
 
 
-@pytest.fixture(scope="module")
-def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
-    yield from served(tmp_path_factory.mktemp("packages"), "repo", CORPUS, 10)
+ask = ask_fixture("packages", CORPUS, 10)
 
 
 def first(hits: list[Hit]) -> str:

@@ -5,13 +5,9 @@ by the QueryService every face calls."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.types import Hit
-from tests.search.served import Ask, served
+from tests.search.served import Ask, ask_fixture
 
 CORPUS = {
     # Ruby: the module's own file, then files that open it again for a class each
@@ -27,9 +23,7 @@ CORPUS = {
 }
 
 
-@pytest.fixture(scope="module")
-def ask(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
-    yield from served(tmp_path_factory.mktemp("reopened"), "repo", CORPUS, 10)
+ask = ask_fixture("reopened", CORPUS, 10)
 
 
 def where(h: Hit) -> str:
