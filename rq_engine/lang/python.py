@@ -11,7 +11,9 @@ Rules (what a developer jumps to):
   `X: TypeAlias = ...` -> type; `f = lambda ...` -> function (method in a
   class); any other module-level name -> variable (many a public name is made
   so: Django's `reverse_lazy = lazy(reverse, str)`, `types.SimpleNamespace`,
-  `threading.Lock`), dunders (`__all__`, `__version__`) excepted. Class-level
+  `threading.Lock`), dunders (`__all__`, `__version__`), placeholders (`x =
+  None`) and a script's own lines (under `if __name__ == "__main__":`, where
+  every assignment is a local) excepted. Class-level
   lower-case names (model fields, class attributes) are not emitted.
   Assignments inside functions are locals: skipped.
 - line is the `def`/`class` line (decorators excluded); end_line is the last
@@ -124,6 +126,9 @@ class _Ids:
         self.type_alias = ids("type_alias_statement")
         self.identifier = ids("identifier")
         self.lambda_ = ids("lambda")
+        self.none = ids("none")
+        self.if_ = ids("if_statement")
+        self.condition = lang.field_id_for_name("condition")
         self.name = lang.field_id_for_name("name")
         self.body = lang.field_id_for_name("body")
         self.left = lang.field_id_for_name("left")
@@ -212,7 +217,11 @@ class PythonPlugin(LanguagePlugin):
                             continue
                     todo.append((node, f"{parent}.{name}" if parent else name, inner))
                 elif kind_id in descend:
-                    todo.append((node, parent, scope))
+                    if scope == _MODULE and kind_id in ids.if_ and _main_guard(source, node, ids):
+                        # a script's own lines: its names are locals, not the module's
+                        todo.append((node, parent, _FUNCTION))
+                    else:
+                        todo.append((node, parent, scope))
                 elif scope == _FUNCTION:
                     continue  # assignments in a function are locals
                 elif kind_id in ids.assignment:
@@ -224,6 +233,18 @@ class PythonPlugin(LanguagePlugin):
                         found.append((node.start_byte, _symbol(node, name, Kind.TYPE, parent)))
         found.sort(key=_first)
         return [symbol for _, symbol in found]
+
+
+_MAIN_GUARD = re.compile(rb"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__""")
+
+
+def _main_guard(source: bytes, node: Node, ids: _Ids) -> bool:
+    """`if __name__ == "__main__":`: what runs when the module is a script."""
+    cond = node.child_by_field_id(ids.condition)
+    return (
+        cond is not None
+        and _MAIN_GUARD.fullmatch(source, cond.start_byte, cond.end_byte) is not None
+    )
 
 
 def _symbol(node: Node, name: str, kind: Kind, parent: str | None) -> Symbol:
@@ -240,6 +261,11 @@ def _assignment(
     ids: _Ids,
 ) -> None:
     """A module- or class-level assignment (and the chain `A = B = 1` it heads)."""
+    value = node
+    while value is not None and value.kind_id in ids.assignment:
+        value = value.child_by_field_id(ids.right)
+    # `posix = nt = None`: a placeholder for a name bound later or elsewhere
+    placeholder = value is not None and value.kind_id in ids.none
     while node is not None and node.kind_id in ids.assignment:
         left = node.child_by_field_id(ids.left)
         right = node.child_by_field_id(ids.right)
@@ -254,7 +280,7 @@ def _assignment(
                 kind = Kind.TYPE if m.group(3) == b"TypeAlias" else Kind.CONSTANT
             elif name.isupper() and not _dunder(name):
                 kind = Kind.CONSTANT
-            elif scope == _MODULE and not _dunder(name):
+            elif scope == _MODULE and not _dunder(name) and not placeholder:
                 # a module's own names: `reverse_lazy = lazy(reverse, str)`,
                 # `SimpleNamespace = type(sys.implementation)`, `Lock = _allocate_lock`
                 kind = Kind.VARIABLE

@@ -82,6 +82,15 @@ def first_line(node: Node) -> int:
     return int(node.start_point[0]) + 1
 
 
+def is_main(source: bytes, node: Node) -> bool:
+    """The condition is `__name__ == "__main__"` (either way round, either quote)."""
+    cond = node.child_by_field_name("condition")
+    if cond is None or cond.type != "comparison_operator":
+        return False
+    words = sorted(text(source, c).strip("'\"") for c in cond.named_children)
+    return words == ["__main__", "__name__"] and b"==" in source[cond.start_byte : cond.end_byte]
+
+
 def last_line(node: Node) -> int:
     """1-based inclusive: a node ending at column 0 ends with the line before."""
     row, col = node.end_point
@@ -112,10 +121,16 @@ def reference(source: bytes) -> list[Symbol]:
                 found.append((node.start_byte, name, kind, node, parent))
                 todo.append((node, f"{parent}.{name}" if parent else name, inner))
             elif kind_name in DESCEND:
-                todo.append((node, parent, scope))
+                # `if __name__ == "__main__":` holds a script's locals
+                script = scope == _MODULE and kind_name == "if_statement" and is_main(source, node)
+                todo.append((node, parent, _FUNCTION if script else scope))
             elif scope == _FUNCTION:
                 continue
             elif kind_name == "assignment":
+                value = node
+                while value is not None and value.type == "assignment":
+                    value = value.child_by_field_name("right")
+                unbound = value is not None and value.type == "none"  # `x = y = None`
                 while node is not None and node.type == "assignment":
                     left = node.child_by_field_name("left")
                     right = node.child_by_field_name("right")
@@ -131,7 +146,7 @@ def reference(source: bytes) -> list[Symbol]:
                             k = Kind.TYPE if m.group(1) == b"TypeAlias" else Kind.CONSTANT
                         elif name.isupper() and not dunder(name):
                             k = Kind.CONSTANT
-                        elif scope == _MODULE and not dunder(name):
+                        elif scope == _MODULE and not dunder(name) and not unbound:
                             k = Kind.VARIABLE  # a module's own name, bound by assignment
                         if k is not None:
                             found.append((node.start_byte, name, k, node, parent))
