@@ -73,7 +73,7 @@ def test_plain_directory_ranks_as_the_index_would(tmp_path: Path) -> None:
         "RequestHand": ("app/server.py:1", "prefix"),
         "WidgteRenderer": ("lib/widget.rb:1", "typo"),
         "ParseConfig": ("cmd/main.go:3", "exact"),  # and Python's parse_config below it
-        "srvopts": ("cmd/main.go:7", "skeleton"),  # each word by its consonants (D46)
+        "srvopts": ("cmd/main.go:7", "subseq"),
     }
     for query, (top, quality) in expected_top.items():
         live = scan(plain, query, limit=10)

@@ -274,25 +274,11 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     eff = [starts[k] and (hump_ok is None or hump_ok[j][k]) for j, k in enumerate(pos)]
     evidence, abbrev = _runs(pos, eff)
     cls = "abbrev" if abbrev else "subseq"
-    if not abbrev and len(q) >= SKELETON_MIN:
-        # The name's whole consonant skeleton (`schdl` → schedule, `uslp` → usleep), or
-        # every word of it by its start or its consonants (`lstadd` → list_add,
-        # `RspnsWrtr` → ResponseWriter): the other way a name is abbreviated, its
-        # vowels dropped. As a subsequence it lost to any name whose word starts the
-        # letters happen to hit (sched_dl_entity, lruvec_stat_add_folio).
-        whole = q == skeleton(name)
-        ways = [] if whole else _spells_words(q, leaf, low, starts)
-        if whole or ways:
-            cls = "skeleton"
-        if ways and sum(starts) < len(ways[0]):
-            # the words a run-together name hid (`dt` + `class`) align as words do:
-            # as few as spell it, where they align best (more would earn word starts
-            # no name shows)
-            fewest = min(len(c) for c in ways)
-            for cuts in (c for c in ways if len(c) == fewest):
-                again = _align(q, low, [k in cuts for k in range(len(low))], hump_ok, None)
-                if again is not None and again[0] > gain:
-                    gain, pos = again
+    if not abbrev and len(q) >= SKELETON_MIN and q == skeleton(name):
+        # The name's whole consonant skeleton (`schdl` → schedule, `uslp` → usleep):
+        # the other way a name is abbreviated, its vowels dropped. As a subsequence it
+        # lost to any name whose word starts the letters happen to hit (sched_dl_entity).
+        cls = "skeleton"
     max_gain = 10.0 + 8.0 * (len(q) - 1)
     parts: list[tuple[str, float]] = [
         (cls, WEIGHTS[cls]),
@@ -303,122 +289,6 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         parts.append(("late_start", WEIGHTS["late_start"]))
     parts += joiner_parts(leaf, name)
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
-
-
-def _spells_words(q: str, leaf: str, low: str, starts: list[bool]) -> list[list[int]]:
-    """Where the name's words start (each way, if they are hidden) if `q` is every
-    word of it in order, each spelled by a start of the word, or by its first
-    letter and then some of its consonants in order: `lst`+`add`
-    is list_add, `cntnr`+`of` container_of, `spn`+`lk` spin_lock, `svc`+`prov`
-    ServiceProvider. A little joining word or one of vowels only may be left out, as
-    an abbreviation may (_skipped_words). Where the query says a word starts — an
-    upper-case letter, a joiner or a space before it — one starts, and nowhere else
-    when it says so at all (`RspnsWrtr`)."""
-    cuts = [k for k in range(len(low)) if k == 0 or starts[k]]
-    marked = _word_marks(leaf, len(q))
-    if len(cuts) == 1 and low.isalpha() and len(low) >= RUN_TOGETHER_MIN:
-        # A run-together lower-case name hides where its words start (`dataclass`,
-        # `contextmanager`): any split into two or three words may be it, or a
-        # multi-word name (`_date_class` for `dtclass`) outranks it for want of them.
-        # Two words, else three, of three letters or more (a shorter one would let a
-        # kept vowel start a word: `schdle` → sched|u|le).
-        for more in (1, 2):
-            found = _hidden(q, low, 0, 0, more, marked)
-            if found:
-                return found
-        return []
-    return [cuts] if _spells_words_cut(q, low, cuts, marked) else []
-
-
-def _hidden(q: str, low: str, i: int, a: int, more: int, marked: set[int]) -> list[list[int]]:
-    """The word starts after `a` (each way) by which `q[i:]` spells `low[a:]` in
-    `more` + 1 words of HIDDEN_WORD_MIN letters or more (_spells_word each)."""
-    n, w = len(low), HIDDEN_WORD_MIN
-    if q[i] != low[a]:
-        return []
-    if not more:
-        last = not marked or all(m <= i for m in marked)
-        return [[a]] if last and n - a >= w and _spells_word(q[i:], low[a:]) else []
-    out: list[list[int]] = []
-    for e in range(i + 1, len(q)):
-        if marked and e not in marked:
-            continue  # the query marks where its words end
-        b = low.find(q[e], a + w)
-        while 0 <= b <= n - w * more:
-            if _spells_word(q[i:e], low[a:b]):
-                out += [[a, *rest] for rest in _hidden(q, low, e, b, more - 1, marked)]
-            b = low.find(q[e], b + 1)
-        if marked:
-            break
-    return out
-
-
-#: the shortest run-together lower-case name whose hidden words _spells_words tries,
-#: and the shortest word it takes one to hide
-RUN_TOGETHER_MIN = 6
-HIDDEN_WORD_MIN = 3
-
-
-def _spells_words_cut(q: str, low: str, cuts: list[int], marked: set[int]) -> bool:
-    """_spells_words for the words that start at `cuts`."""
-    words = [low[a:b] for a, b in zip(cuts, [*cuts[1:], len(low)], strict=True)]
-    if len(words) < 2 or len(words) > len(q):
-        return False
-    seen: set[tuple[int, int]] = set()
-
-    def spell(i: int, w: int) -> bool:
-        if w == len(words):
-            return i == len(q)
-        if (i, w) in seen or i == len(q):
-            return False
-        seen.add((i, w))
-        word = words[w]
-        if (set(word) <= _VOWEL_SET or word in FILLER_WORDS) and spell(i, w + 1):
-            return True
-        if q[i] != word[0]:
-            return False
-        for end in range(i + 1, len(q) + 1):
-            if marked and end < len(q) and end not in marked:
-                continue  # the query marks where its words end
-            if _spells_word(q[i:end], word) and spell(end, w + 1):
-                return True
-            if marked and end in marked:
-                break
-        return False
-
-    return spell(0, 0)
-
-
-def _spells_word(chunk: str, word: str) -> bool:
-    """`chunk` is a start of `word`, or its first letter and some of its consonants in
-    order (`lk` lock, `cpy` copy, `mtx` mutex; y counts as one here)."""
-    if word.startswith(chunk):
-        return True
-    k = 1
-    for ch in chunk[1:]:
-        if ch in "aeiou":
-            return False
-        k = word.find(ch, k) + 1
-        if not k:
-            return False
-    return True
-
-
-def _word_marks(leaf: str, n: int) -> set[int]:
-    """The folded positions where the typed leaf says a word starts: an upper-case
-    letter or one after a joiner or a space (none at 0)."""
-    marked: set[int] = set()
-    after = False
-    j = 0
-    for ch in leaf:
-        if ch in JOINER_SET or ch == " ":
-            after = True
-            continue
-        if j and (after or ch.isupper()):
-            marked.add(j)
-        after = False
-        j += 1
-    return marked if j == n else set()
 
 
 def joiner_parts(leaf: str, name: str) -> list[tuple[str, float]]:
