@@ -11,9 +11,10 @@ Rules (what a developer jumps to):
   `X: TypeAlias = ...` -> type; `f = lambda ...` -> function (method in a
   class); any other module-level name -> variable (many a public name is made
   so: Django's `reverse_lazy = lazy(reverse, str)`, `types.SimpleNamespace`,
-  `threading.Lock`), dunders (`__all__`, `__version__`), placeholders (`x =
-  None`) and a script's own lines (under `if __name__ == "__main__":`, where
-  every assignment is a local) excepted. Class-level
+  `threading.Lock`) — public names only (`_date_class = date` is an internal
+  alias, and would outrank `dataclass` for `dtclass`; dunders are no names to
+  jump to), not placeholders (`x = None`), nor a script's own lines (under `if
+  __name__ == "__main__":`, where every assignment is a local). Class-level
   lower-case names (model fields, class attributes) are not emitted.
   Assignments inside functions are locals: skipped.
 - line is the `def`/`class` line (decorators excluded); end_line is the last
@@ -280,7 +281,7 @@ def _assignment(
                 kind = Kind.TYPE if m.group(3) == b"TypeAlias" else Kind.CONSTANT
             elif name.isupper() and not _dunder(name):
                 kind = Kind.CONSTANT
-            elif scope == _MODULE and not _dunder(name) and not placeholder:
+            elif scope == _MODULE and name[:1] != "_" and not placeholder:
                 # a module's own names: `reverse_lazy = lazy(reverse, str)`,
                 # `SimpleNamespace = type(sys.implementation)`, `Lock = _allocate_lock`
                 kind = Kind.VARIABLE

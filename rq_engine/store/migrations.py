@@ -244,9 +244,8 @@ STEPS.append(("m016_ruby_made_methods", reextract("ruby")))
 #
 # Only UPPER_CASE names and lambdas were read: `reverse_lazy = lazy(reverse, str)`
 # (Django), `SimpleNamespace = type(sys.implementation)` and `Lock = _allocate_lock`
-# (CPython) answered "no match". Module-level names are variables now, as Go's
-# package vars and TS/JS's top-level `let` already were: +1.1k rows on Django, +3.2k
-# on CPython.
+# (CPython) answered "no match". A module's public names are variables now, as Go's
+# package vars and TS/JS's top-level `let` already were.
 STEPS.append(("m017_python_module_variables", reextract("python")))
 
 

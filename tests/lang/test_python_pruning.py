@@ -146,7 +146,8 @@ def reference(source: bytes) -> list[Symbol]:
                             k = Kind.TYPE if m.group(1) == b"TypeAlias" else Kind.CONSTANT
                         elif name.isupper() and not dunder(name):
                             k = Kind.CONSTANT
-                        elif scope == _MODULE and not dunder(name) and not unbound:
+                        elif scope == _MODULE and name[:1] != "_" and not unbound:
+                            # (a public name: not `_private`, not a `__dunder__`)
                             k = Kind.VARIABLE  # a module's own name, bound by assignment
                         if k is not None:
                             found.append((node.start_byte, name, k, node, parent))
