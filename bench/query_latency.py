@@ -19,7 +19,9 @@ this one (e.g. `git archive HEAD | tar -x -C DIR`, the code before a change).
 `--against DIR` runs rq from DIR as well, beside this tree's on every query in
 alternating order (row `rq@DIR`), and prints the median of the paired
 differences: on a loaded machine, the figure that still shows a change of a few
-milliseconds.
+milliseconds. `--against-home HOME` gives DIR its own RQ_HOME: a change that
+migrates the index (a new step DIR's rq does not know) is measured on a copy
+migrated and re-indexed by this tree, DIR on the index as it was.
 
 Usage:
   RQ_HOME=/root/.cache/rq-bench/home bench/query_latency.py [--corpora django,gostd] [--rounds 3]
@@ -73,12 +75,14 @@ CPU: dict[str, list[float]] = {}
 HAVE_RG = shutil.which("rg") is not None
 
 
-def timed(cmd: list[str], cwd: Path, tool: str = "") -> float:
+def timed(cmd: list[str], cwd: Path, tool: str = "", env: dict[str, str] | None = None) -> float:
     """Wall ms of one whole process; its CPU ms (user+sys) go to CPU[tool]: on a
     loaded machine CPU time is the steadier of the two."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        cmd, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wall = (time.perf_counter() - t) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
@@ -165,7 +169,13 @@ def main() -> int:
     )
     ap.add_argument("--tree", type=Path, help="run rq and the in-process rows from this tree")
     ap.add_argument("--against", type=Path, help="run rq from this tree too, paired")
+    ap.add_argument(
+        "--against-home",
+        type=Path,
+        help="the --against tree's RQ_HOME (an index of the old schema, when the change migrates it)",
+    )
     a = ap.parse_args()
+    other_env = dict(ENV, RQ_HOME=str(a.against_home)) if a.against_home else None
     sys.path.insert(0, str((a.tree or ROOT).resolve()))
     rq = rq_cmd(a.tree.resolve() if a.tree else None)
     if a.against is not None and a.tree is None:
@@ -192,17 +202,21 @@ def main() -> int:
         by_query: dict[str, list[float]] = {q: [] for q in mine}
         paired: dict[str, list[float]] = {q: [] for q in mine}
         if other is not None:
-            timed([*other, "-q", mine[0]], root)
+            timed([*other, "-q", mine[0]], root, env=other_env)
             times[peer] = []
         CPU.clear()
         for n in range(a.rounds):
             for q in mine:
                 if other is not None and n % 2:
-                    times[peer].append(timed([*other, "-q", "--limit", "10", q], root, peer))
+                    times[peer].append(
+                        timed([*other, "-q", "--limit", "10", q], root, peer, other_env)
+                    )
                 times["rq"].append(timed([*rq, "-q", "--limit", "10", q], root, "rq"))
                 by_query[q].append(times["rq"][-1])
                 if other is not None and not n % 2:
-                    times[peer].append(timed([*other, "-q", "--limit", "10", q], root, peer))
+                    times[peer].append(
+                        timed([*other, "-q", "--limit", "10", q], root, peer, other_env)
+                    )
                 if other is not None:
                     paired[q].append(times["rq"][-1] - times[peer][-1])
                 if tags is not None:
