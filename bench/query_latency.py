@@ -104,13 +104,20 @@ def ensure_tags(corpus: str, root: Path) -> Path | None:
 
 
 def rq_cmd(tree: Path | None) -> list[str]:
-    """How to run rq: the installed script, or this interpreter on a source tree."""
+    """How to run rq: the installed script, or this interpreter on a source tree
+    (with tree_env: PYTHONPATH, so the detached warmer a query starts, `python -m
+    rq_engine --warm`, runs the same tree, not the installed one, and never
+    migrates the other tree's index)."""
     if tree is None:
         return [RQ]
-    run = (
-        "import sys; sys.path.insert(0, {!r}); from rq_engine.main import entry; sys.exit(entry())"
-    )
-    return [sys.executable, "-c", run.format(str(tree))]
+    return [sys.executable, "-P", "-m", "rq_engine"]
+
+
+def tree_env(tree: Path | None, home: Path | None = None) -> dict[str, str]:
+    env = dict(ENV, PYTHONPATH=str(tree)) if tree is not None else dict(ENV)
+    if home is not None:
+        env["RQ_HOME"] = str(home)
+    return env
 
 
 def engine_times(root: Path, queries: list[str]) -> list[float]:
@@ -175,16 +182,20 @@ def main() -> int:
         help="the --against tree's RQ_HOME (an index of the old schema, when the change migrates it)",
     )
     a = ap.parse_args()
-    other_env = dict(ENV, RQ_HOME=str(a.against_home)) if a.against_home else None
     sys.path.insert(0, str((a.tree or ROOT).resolve()))
-    rq = rq_cmd(a.tree.resolve() if a.tree else None)
+    mine_tree = a.tree.resolve() if a.tree else None
     if a.against is not None and a.tree is None:
-        rq = rq_cmd(ROOT)  # (both started the same way, so only the trees differ)
+        mine_tree = ROOT  # (both started the same way, so only the trees differ)
+    rq = rq_cmd(mine_tree)
+    rq_env = tree_env(mine_tree)
     other = rq_cmd(a.against.resolve()) if a.against is not None else None
+    other_env = tree_env(a.against.resolve(), a.against_home) if a.against is not None else None
     peer = f"rq@{a.against}" if a.against is not None else ""
     qs = [json.loads(line) for line in open(a.queries, encoding="utf-8") if line.strip()]
     report: dict[str, dict[str, float]] = {}
-    print(f"RQ_HOME={os.environ.get('RQ_HOME', '(default)')}  rounds={a.rounds}  rq={rq[-1]}")
+    print(
+        f"RQ_HOME={os.environ.get('RQ_HOME', '(default)')}  rounds={a.rounds}  rq={mine_tree or rq[-1]}"
+    )
     hdr = (
         f"{'corpus':8} {'tool':9} {'n':>4} {'p50 ms':>8} {'p95 ms':>8}  {'rq/peer p50':>11}"
         f" {'rq/peer p95':>11}  {'cpu p50':>8} {'cpu p95':>8}"
@@ -197,7 +208,7 @@ def main() -> int:
             print(f"{corpus:8} (skipped: no queries or corpus absent)")
             continue
         tags = ensure_tags(corpus, root)
-        timed([*rq, "-q", mine[0]], root)  # warm: bytecode and page cache
+        timed([*rq, "-q", mine[0]], root, env=rq_env)  # warm: bytecode and page cache
         times: dict[str, list[float]] = {"rq": [], "readtags": [], "rg": []}
         by_query: dict[str, list[float]] = {q: [] for q in mine}
         paired: dict[str, list[float]] = {q: [] for q in mine}
@@ -211,7 +222,7 @@ def main() -> int:
                     times[peer].append(
                         timed([*other, "-q", "--limit", "10", q], root, peer, other_env)
                     )
-                times["rq"].append(timed([*rq, "-q", "--limit", "10", q], root, "rq"))
+                times["rq"].append(timed([*rq, "-q", "--limit", "10", q], root, "rq", rq_env))
                 by_query[q].append(times["rq"][-1])
                 if other is not None and not n % 2:
                     times[peer].append(
