@@ -203,7 +203,7 @@ def looks_like_path(text: str) -> bool:
     return dot > 0 and text[dot:] in PATH_EXTENSIONS  # `a.b.C` is a scope chain
 
 
-def parse(text: str) -> Query:
+def parse(text: str, *, kind_words: bool = True) -> Query:
     """Parse what the user typed. Never raises; an empty query has an empty leaf.
 
     Whitespace at the ends is dropped. Inside a name it is where one word ends
@@ -211,6 +211,8 @@ def parse(text: str) -> Query:
     joins them with `_`, which any name of those words matches (get_logger,
     getLogger; D44), and `words` keeps them as typed (`operator bool`, a C++
     name with a space of its own). A path query keeps its spaces.
+    With `kind_words` False a leading `struct`, `enum`, `class`… is a word like
+    any other (`enum type` as the words of EnumType: the search's second reading).
     Past MAX_QUERY_CHARS the text is cut (faces refuse such a query first, with
     check_query; the cut keeps any other caller's search bounded), and lone
     surrogates are made text (as_text).
@@ -219,7 +221,7 @@ def parse(text: str) -> Query:
     if not raw:
         return Query(raw="", leaf="")
     word = None
-    if " " in raw or "\t" in raw:
+    if kind_words and (" " in raw or "\t" in raw):
         import re
 
         word = re.match(_KIND_WORD, raw)

@@ -27,7 +27,7 @@ from rq_engine.search import branch
 from rq_engine.search import retrieval as rt
 from rq_engine.search.layers import Run
 from rq_engine.search.rank import project_name
-from rq_engine.search.types import Batch, Cancelled, CancelToken
+from rq_engine.search.types import Batch, Cancelled, CancelToken, Hit
 from rq_engine.store.repos import locate
 
 TYPE_CHECKING = False
@@ -120,11 +120,60 @@ class Searcher:
         self, query: str, *, limit: int = SYMBOL_LIMIT, cancel: CancelToken | None = None
     ) -> Iterator[Batch]:
         """Yield ranked batches; the last has final=True. Stops quietly on cancel."""
-        run = Run(self, parse(query), limit, cancel)
+        q = parse(query)
+        run = Run(self, q, limit, cancel)
         try:
-            yield from run.stages()
+            if not q.kind:
+                yield from run.stages()
+                return
+            # `enum type` names an enum `type`, or is EnumType's words typed apart: the
+            # words' reading too, the two merged by score (the kind's +40 decides a tie)
+            last: Batch | None = None
+            for batch in run.stages():
+                if not batch.final:
+                    yield batch
+                last = batch
+            words = None
+            for batch in Run(self, parse(query, kind_words=False), limit, cancel).stages():
+                words = batch
+            if last is None or words is None:
+                return
+            yield _merged(last, words, limit)
         except Cancelled:
             return
+
+
+def _merged(kinds: Batch, words: Batch, limit: int) -> Batch:
+    """The two readings' final batches as one ranked list, each definition once. By
+    match band (exact, prefix, … : a hit's first part), and in a band what uses every
+    word typed first — a definition of the kind named, or the words' reading
+    (`enum type` → EnumType) — then what left the kind word out (a `type` method);
+    by score after that, the kind reading's first on a tie."""
+
+    def order(h: Hit, words_read: bool) -> tuple[float, int, float]:
+        parts = h.score.parts
+        every_word = words_read or any(name == "kind_word" for name, _ in parts)
+        return (-(parts[0][1] if parts else 0.0), 0 if every_word else 1, -h.score.total)
+
+    ranked = sorted(
+        [(order(h, False), h) for h in kinds.hits] + [(order(h, True), h) for h in words.hits],
+        key=lambda kh: kh[0],
+    )
+    seen: set[tuple[str, str, int, str]] = set()
+    hits = []
+    for _, h in ranked:
+        key = (h.root, h.path, h.line, h.name)
+        if key not in seen:
+            seen.add(key)
+            hits.append(h)
+    return Batch(
+        hits=hits[:limit],
+        layer=kinds.layer,
+        final=True,
+        state=kinds.state,
+        elapsed_ms=round(kinds.elapsed_ms + words.elapsed_ms, 2),
+        notes=[*kinds.notes, *words.notes],
+    )
 
 
 __all__ = ["Searcher", "project_name"]

@@ -159,6 +159,8 @@ CORPUS = {
     "mm/size.c": "int page_size(void) {\n  return 0;\n}\n",
     "fs/dcache.c": "struct dentry {\n  int d_flags;\n};\n",
     "lib/test_printf.c": "void dentry(void) {\n}\n",
+    "lib/enum.rb": "module Enum\n  class EnumType\n  end\nend\n",
+    "lib/binary.rb": "class Binary\n  def type\n  end\nend\n",
     "vis/Pub.java": "public class Pub {\n  public void foo() {}\n  public void foobar() {}\n}\n",
     "vis/Priv.java": "public class Priv {\n  private void foo() {}\n}\n",
     "package/src/internal/Subject.ts": "export class Subject {}\n",
@@ -392,6 +394,16 @@ def test_a_kind_word_prefers_that_kind(ask: Ask) -> None:
     assert struct.kind == "struct" and func.kind == "function"
     assert parts(struct)["kind_word"] == WEIGHTS["kind_word"] and "kind_word" not in parts(func)
     assert hits.index(struct) < hits.index(func)
+
+
+def test_a_kind_word_and_one_word_are_also_the_words_of_a_name(ask: Ask) -> None:
+    # no enum is named `type`: EnumType spells both words typed, a `type` method one
+    hits = ask("enum type")
+    assert hits[0].name == "EnumType" and quality(hits[0]) == "exact"
+    assert "type" in names(hits)  # the kind word's reading is still listed
+    # a definition of the kind named still comes first, then what leaves the word out
+    hits = ask("struct dentry")
+    assert (hits[0].path, hits[0].kind) == ("fs/dcache.c", "struct")
 
 
 def test_kind_weight_and_visibility_tiebreak(ask: Ask) -> None:
