@@ -127,7 +127,7 @@ class Searcher:
                 yield from run.stages()
                 return
             # `enum type` names an enum `type`, or is EnumType's words typed apart: the
-            # words' reading too, the two merged by score (the kind's +40 decides a tie)
+            # words' reading too, the two merged (_merged: band, every word, score)
             last: Batch | None = None
             for batch in run.stages():
                 if not batch.final:
