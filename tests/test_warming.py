@@ -610,6 +610,75 @@ def test_the_warmer_inherits_no_descriptor_but_stdio(
     assert len(starts) == 1 and starts[0].endswith("fds [0, 1, 2, 3]"), starts
 
 
+def _which_rq_warms(spy: Spy) -> None:
+    """Have the spy also log, at exit, which `rq_engine` a warmer imported."""
+    with open(spy.log.parent / "sitecustomize.py", "a") as f:
+        f.write(
+            "if '--warm' in sys.argv:\n"
+            "    import atexit\n"
+            "    def _which():\n"
+            f"        with open({str(spy.log)!r}, 'a') as f:\n"
+            "            m = sys.modules.get('rq_engine')\n"
+            "            f.write(f'ran {getattr(m, \"__file__\", None)}\\n')\n"
+            "    atexit.register(_which)\n"
+        )
+
+
+def test_a_warmer_runs_this_rq_not_a_package_of_that_name_in_the_repository(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], spy: Spy
+) -> None:
+    """Searching inside a checkout of rq itself (or any project with an `rq_engine`
+    folder) must not hand the index to that folder's code."""
+    import rq_engine
+
+    impostor = "import sys\nopen(sys.argv[-1] + '/IMPOSTOR', 'w').close()\n"
+    repo = make_repo({**SRC, "rq_engine/__init__.py": "", "rq_engine/__main__.py": impostor})
+    _which_rq_warms(spy)
+    r = rq("-q", "--no-wait", "Order", cwd=repo.root, env=spy.env)
+    assert r.code == 2, r.err  # cold: the warm is left behind
+    spy.settled()
+    assert not (repo.root / "IMPOSTOR").exists()
+    assert [x for x in spy.lines() if x.startswith("ran ")] == [f"ran {rq_engine.__file__}"]
+    assert rq("-q", "Order", cwd=repo.root).out.startswith("app/models.py:1")
+
+
+def test_a_warmer_runs_the_rq_of_a_source_tree_that_started_it(
+    make_repo: Callable[..., Repo], spy: Spy, tmp_path: Path
+) -> None:
+    """An rq started from a source tree by adding it to sys.path (not installed):
+    its warmer imports that tree, not whichever rq is installed."""
+    import subprocess
+    import sys
+
+    import rq_engine
+
+    tree = tmp_path / "tree"
+    shutil.copytree(
+        Path(rq_engine.__file__).parent,
+        tree / "rq_engine",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    repo = make_repo(SRC)
+    _which_rq_warms(spy)
+    start = (
+        f"import sys; sys.path.insert(0, {str(tree)!r}); sys.argv[0] = 'rq'; "
+        "from rq_engine.main import entry; entry()"
+    )
+    p = subprocess.run(
+        [sys.executable, "-P", "-c", start, "-q", "--no-wait", "Order"],
+        cwd=repo.root,
+        env={**os.environ, **spy.env},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert p.returncode == 2, p.stderr
+    spy.settled()
+    ran = [x for x in spy.lines() if x.startswith("ran ")]
+    assert ran == [f"ran {tree / 'rq_engine' / '__init__.py'}"], spy.lines()
+
+
 def test_a_subdirectory_of_an_indexed_plain_directory_belongs_to_it(
     rq: Callable[..., Run], tmp_path: Path
 ) -> None:

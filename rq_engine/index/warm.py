@@ -312,10 +312,39 @@ def _needs(
 
 def _spawn(root: str | os.PathLike[str]) -> int:
     """`python -m rq_engine --warm ROOT`, detached."""
-    return spawn_detached([sys.executable, "-m", "rq_engine", "--warm", os.fspath(root)])
+    return spawn_module("rq_engine", "--warm", os.fspath(root))
 
 
-def spawn_detached(argv: list[str]) -> int:
+def spawn_module(module: str, *args: str) -> int:
+    """`python -P -m MODULE ARGS`, detached, running this very rq. The child would
+    otherwise find `rq_engine` on its own path: a checkout in the working directory
+    (`-m` puts it first; `-P` leaves it out), or the installed rq when this one was
+    started from a source tree; a warmer of another version migrates or refuses the
+    store under this one."""
+    return spawn_detached([sys.executable, "-P", "-m", module, *args], _same_rq_env())
+
+
+def _same_rq_env() -> dict[str, str]:
+    """This process's environment, with the directory holding this `rq_engine` first
+    on PYTHONPATH unless it is a site directory (a regular install: the child finds
+    it there, and site-packages before the standard library could shadow it)."""
+    import site
+
+    import rq_engine
+
+    env = dict(os.environ)
+    home = os.path.dirname(os.path.dirname(os.path.abspath(rq_engine.__file__)))
+    sites = {os.path.abspath(d) for d in site.getsitepackages()}
+    if site.ENABLE_USER_SITE:
+        sites.add(os.path.abspath(site.getusersitepackages()))
+    if home in sites:
+        return env
+    given = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != home]
+    env["PYTHONPATH"] = os.pathsep.join([home, *given])
+    return env
+
+
+def spawn_detached(argv: list[str], env: dict[str, str] | None = None) -> int:
     """`argv` in its own session, stdio on /dev/null and no other descriptor
     inherited: a pipe the caller's shell left open on fd 5 would otherwise keep that
     pipe's reader waiting for the child. Python opens its own descriptors
@@ -328,7 +357,7 @@ def spawn_detached(argv: list[str]) -> int:
         pid = os.posix_spawn(
             argv[0],
             argv,
-            dict(os.environ),
+            dict(os.environ) if env is None else env,
             file_actions=[(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)],
             setsid=True,
         )

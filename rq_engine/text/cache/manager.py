@@ -354,11 +354,9 @@ def build_detached(identity: str) -> None:
     """Start `python -m rq_engine.text.cache IDENTITY` in its own session, stdio on
     /dev/null (the warmer's way: index/warm.py). Nothing to wait for: the next query
     finds its generation, or another builder's."""
-    import sys
+    from rq_engine.index.warm import spawn_module
 
-    from rq_engine.index.warm import spawn_detached
-
-    spawn_detached([sys.executable, "-m", "rq_engine.text.cache", identity])
+    spawn_module("rq_engine.text.cache", identity)
 
 
 def _memory(conn: sqlite3.Connection, identity: str, why: str) -> Served:
