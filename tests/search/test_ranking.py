@@ -163,6 +163,8 @@ CORPUS = {
     "lib/binary.rb": "class Binary\n  def type\n  end\nend\n",
     "vis/Pub.java": "public class Pub {\n  public void foo() {}\n  public void foobar() {}\n}\n",
     "vis/Priv.java": "public class Priv {\n  private void foo() {}\n}\n",
+    "java/lang/NullPointerException.java": "public class NullPointerException {}\n",
+    "java/net/NetPermission.java": "public class NetPermission {}\n",
     "package/src/internal/Subject.ts": "export class Subject {}\n",
     "package/dist/types/internal/Subject.d.ts": "export declare class Subject {}\n",
     "tests/admin/tests.py": "class ModelAdmin:\n    pass\n",
@@ -527,6 +529,18 @@ def test_an_abbreviation_may_begin_at_a_later_word_with_the_same_letter(ask: Ask
     assert quality(hit) == "abbrev" and parts(hit)["late_start"] == WEIGHTS["late_start"]
     # a match from the name's start is never traded for a later one
     assert "late_start" not in parts(find(ask("rrwlock"), "ReentrantReadWriteLock"))
+
+
+def test_a_query_of_every_word_s_initial_is_the_name_s_acronym(ask: Ask) -> None:
+    # n, p, e: one letter a word, every word. NetPermission's letters (N, P, pErmission)
+    # abbreviate it too, and it is the shorter name: `coverage` alone gave it first place
+    hits = ask("npe")
+    assert [h.name for h in hits[:2]] == ["NullPointerException", "NetPermission"]
+    assert parts(hits[0])["initials"] == WEIGHTS["initials"]
+    assert "initials" not in parts(hits[1])
+    # not an acronym: a word's second letter, or a word left out
+    assert "initials" not in parts(find(ask("nupe"), "NullPointerException"))
+    assert "initials" not in parts(find(ask("np"), "NullPointerException"))
 
 
 def test_a_whole_consonant_skeleton_is_an_abbreviation(ask: Ask) -> None:

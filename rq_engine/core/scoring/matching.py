@@ -285,6 +285,11 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         ("alignment", round(WEIGHTS["alignment"] * gain / max_gain, 1)),
         ("coverage", round(WEIGHTS["coverage"] * len(q) / max(len(low), 1), 1)),
     ]
+    if cls == "abbrev" and all(eff) and len(pos) == sum(starts) >= 2:
+        # One letter a word, every word: the name's acronym (`npe` → NullPointerException,
+        # `kcc` → kmem_cache_create). Coverage counts letters, so a shorter name the
+        # letters also abbreviate (NetPermission: n, p, then pErmission's e) took it.
+        parts.append(("initials", WEIGHTS["initials"]))
     if pos[0] != 0:
         parts.append(("late_start", WEIGHTS["late_start"]))
     parts += joiner_parts(leaf, name)

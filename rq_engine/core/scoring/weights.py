@@ -18,6 +18,7 @@ WEIGHTS: dict[str, float] = {
     "typo": 700.0,
     "alignment": 120.0,  # fuzzy: scaled by how word-aligned/contiguous the letters are
     "coverage": 200.0,  # fuzzy: scaled by the share of the name the query accounts for
+    "initials": 60.0,  # fuzzy: the query is the name's initials, one letter a word (`npe`)
     "late_start": -60.0,  # fuzzy: the match skips the name's first word
     "typo_edit": -40.0,  # per edit of a near miss
     "typo_prefix": -20.0,  # the near miss is of the name's start (`HttpRepson` → HttpResponse)
