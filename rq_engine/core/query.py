@@ -106,7 +106,7 @@ class Query(Record):
     # derived once here: the scorer reads them for every candidate
     leaf_lower: str
     leaf_fold: str
-    has_upper: bool  # any uppercase makes the `case` feature apply
+    has_upper: bool  # any uppercase (leaf or scope) makes the `case` feature apply
     has_joiners: bool
     kind: str  # the kind a leading keyword named (`struct file` -> "struct"), else ""
     # the leaf as typed when it was words apart (`get logger`: leaf `get_logger`), else ""
@@ -127,7 +127,11 @@ class Query(Record):
         self.looks_like_path = looks_like_path
         self.leaf_lower = leaf.lower()
         self.leaf_fold = fold(leaf)
-        self.has_upper = any(ch.isupper() for ch in leaf)
+        # (the scope's letters count: `Map.entry` is typed with care, so its
+        # lower-case `entry` asks for the method, not the interface Entry)
+        self.has_upper = any(ch.isupper() for ch in leaf) or any(
+            ch.isupper() for part in scope for ch in part
+        )
         self.has_joiners = any(ch in JOINERS for ch in leaf)
         self.kind = ""
         self.words = ""

@@ -382,6 +382,15 @@ def test_lowercase_query_is_case_agnostic(ask: Ask) -> None:
     assert parts(find(hits, "Symbol")) == parts(find(hits, "symbol"))
 
 
+def test_a_scope_typed_with_capitals_makes_the_query_case_aware(ask: Ask) -> None:
+    # `Map.entry`: whoever types the scope's capital types the leaf's case on purpose
+    hits = ask("Table.symbol")
+    assert [h.name for h in hits[:2]] == ["symbol", "Symbol"]
+    assert parts(hits[0])["case"] == WEIGHTS["case"] and "case" not in parts(hits[1])
+    hits = ask("table.symbol")  # all lower case: casual, as before
+    assert "case" not in parts(find(hits, "symbol")) and "case" not in parts(find(hits, "Symbol"))
+
+
 def test_case_counts_letters_not_joiners(ask: Ask) -> None:
     # an UPPER_SNAKE query is spelled like the macro, not like the function
     hits = ask("PAGE_SIZE")
