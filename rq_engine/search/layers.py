@@ -115,11 +115,16 @@ class Run:
             yield self._batch(hits, "prefix")
         self._check()
         leaf_literal = any(e.match.kind in ("exact", "prefix") for e in self.pool.values())
-        if not (q.scope and leaf_literal):
-            # a scoped query whose leaf matched literally is decided by its scope
-            # retries over those rows; fuzzy leaves would only rank below them
+        # A scoped query whose leaf matched literally only outside the scope
+        # (`strings.Buildr`: BuildRace, never strings.Builder) may still have its
+        # answer inside it, abbreviated or mistyped: the fuzzy and typo layers run
+        # as for a leaf with no literal match, before the scope retries.
+        outside_only = bool(q.scope) and leaf_literal and not literal
+        if not (q.scope and leaf_literal) or outside_only:
+            # a scoped query whose leaf matched literally in scope is decided by its
+            # scope retries over those rows; fuzzy leaves would only rank below them
             self._layer_fuzzy(literal)
-        if not literal and not leaf_literal:
+        if not literal and (not leaf_literal or outside_only):
             self._layer_typo()
         hits, _ = self.ranking.ranked(strict=True)
         if not hits and q.scope:

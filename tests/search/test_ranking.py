@@ -175,6 +175,8 @@ CORPUS = {
         "class GenericRelatedObjectManager:\n    def get_queryset(self):\n        pass\n"
     ),
     "src/strings/strings.go": "package strings\n\nfunc Split(s string) []string {\n\treturn nil\n}\n",
+    "src/strings/builder.go": "package strings\n\ntype Builder struct{}\n",
+    "src/cmd/go/cfg.go": "package cfg\n\nvar BuildRace bool\n",
     "src/sync/mutex.go": "package sync\n\ntype Mutex struct{}\n\nfunc (m *Mutex) Lock() {}\n",
     "src/net/http/client.go": "package http\n\ntype Client struct{}\n\nfunc (c *Client) Do() {}\n",
     "orm/model.py": (
@@ -490,6 +492,15 @@ def test_scope_typo_forgives_two_edits(ask: Ask) -> None:
     for q in ("Mutx.Lock", "Mutexx.Lock"):
         assert parts(find(ask(q), "Lock"))["scope_typo"] == WEIGHTS["scope_typo"], q
     assert "scope_typo" not in parts(find(ask("Mtxqq.Lock"), "Lock"))
+
+
+def test_a_mistyped_leaf_is_sought_in_its_scope_before_the_leaf_alone(ask: Ask) -> None:
+    # `Buildr` starts BuildRace, outside `strings`; the scope's own Builder is one letter
+    # short of it (a subsequence, and a typo)
+    hits = ask("strings.Buildr")
+    assert (hits[0].name, hits[0].path) == ("Builder", "src/strings/builder.go")
+    assert quality(hits[0]) in ("subseq", "typo") and "scope_path" in parts(hits[0])
+    assert "BuildRace" not in names(hits)  # the leaf alone is the fallback, not an extra
 
 
 def test_package_qualified_scope_chain(ask: Ask) -> None:
