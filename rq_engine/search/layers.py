@@ -115,11 +115,19 @@ class Run:
             yield self._batch(hits, "prefix")
         self._check()
         leaf_literal = any(e.match.kind in ("exact", "prefix") for e in self.pool.values())
-        # A scoped query whose leaf matched literally only outside the scope
+        # A scoped query whose leaf only starts names outside the scope
         # (`strings.Buildr`: BuildRace, never strings.Builder) may still have its
         # answer inside it, abbreviated or mistyped: the fuzzy and typo layers run
-        # as for a leaf with no literal match, before the scope retries.
-        outside_only = bool(q.scope) and leaf_literal and not literal
+        # as for a leaf with no literal match, before the scope retries. A leaf that
+        # is a whole name, spelled out (not `op_N` for `Opn`), is taken as typed:
+        # `Request::input` is the trait's `input` the class uses (the leaf alone),
+        # not the class's getInputSource.
+        outside_only = (
+            bool(q.scope)
+            and leaf_literal
+            and not literal
+            and not any(e.row.name.lower() == q.leaf_lower for e in self.pool.values())
+        )
         if not (q.scope and leaf_literal) or outside_only:
             # a scoped query whose leaf matched literally in scope is decided by its
             # scope retries over those rows; fuzzy leaves would only rank below them

@@ -177,6 +177,10 @@ CORPUS = {
     "src/strings/strings.go": "package strings\n\nfunc Split(s string) []string {\n\treturn nil\n}\n",
     "src/strings/builder.go": "package strings\n\ntype Builder struct{}\n",
     "src/cmd/go/cfg.go": "package cfg\n\nvar BuildRace bool\n",
+    "lib/http/request.rb": (
+        "class Request\n  include Inputs\n\n  def get_input_source\n  end\nend\n"
+    ),
+    "lib/http/inputs.rb": "module Inputs\n  def input\n  end\nend\n",
     "src/sync/mutex.go": "package sync\n\ntype Mutex struct{}\n\nfunc (m *Mutex) Lock() {}\n",
     "src/net/http/client.go": "package http\n\ntype Client struct{}\n\nfunc (c *Client) Do() {}\n",
     "orm/model.py": (
@@ -501,6 +505,11 @@ def test_a_mistyped_leaf_is_sought_in_its_scope_before_the_leaf_alone(ask: Ask) 
     assert (hits[0].name, hits[0].path) == ("Builder", "src/strings/builder.go")
     assert quality(hits[0]) in ("subseq", "typo") and "scope_path" in parts(hits[0])
     assert "BuildRace" not in names(hits)  # the leaf alone is the fallback, not an extra
+    # a whole name is taken as typed: the mixin's `input`, which the class uses, before
+    # an abbreviation inside the class (rq does not follow `include`)
+    hits = ask("Request#input")
+    assert (hits[0].name, quality(hits[0])) == ("input", "exact")
+    assert "scope_unmatched" in parts(hits[0])
 
 
 def test_package_qualified_scope_chain(ask: Ask) -> None:
