@@ -94,6 +94,7 @@ class Query(Record):
         "leaf_lower",
         "leaf_fold",
         "has_upper",
+        "scope_upper",
         "has_joiners",
         "kind",
         "words",
@@ -106,7 +107,8 @@ class Query(Record):
     # derived once here: the scorer reads them for every candidate
     leaf_lower: str
     leaf_fold: str
-    has_upper: bool  # any uppercase (leaf or scope) makes the `case` feature apply
+    has_upper: bool  # any uppercase in the leaf makes the `case` feature apply
+    scope_upper: bool  # …and any in the scope, to an exact or prefix match
     has_joiners: bool
     kind: str  # the kind a leading keyword named (`struct file` -> "struct"), else ""
     # the leaf as typed when it was words apart (`get logger`: leaf `get_logger`), else ""
@@ -127,11 +129,11 @@ class Query(Record):
         self.looks_like_path = looks_like_path
         self.leaf_lower = leaf.lower()
         self.leaf_fold = fold(leaf)
-        # (the scope's letters count: `Map.entry` is typed with care, so its
-        # lower-case `entry` asks for the method, not the interface Entry)
-        self.has_upper = any(ch.isupper() for ch in leaf) or any(
-            ch.isupper() for part in scope for ch in part
-        )
+        self.has_upper = any(ch.isupper() for ch in leaf)
+        # `Map.entry` is typed with care: its lower-case `entry` asks for the method,
+        # not the interface Entry. (A literal leaf's case only: an abbreviation's
+        # letters are lower case whatever humps they stand for.)
+        self.scope_upper = any(ch.isupper() for part in scope for ch in part)
         self.has_joiners = any(ch in JOINERS for ch in leaf)
         self.kind = ""
         self.words = ""

@@ -321,7 +321,14 @@ def spawn_module(module: str, *args: str) -> int:
     (`-m` puts it first; `-P` leaves it out), or the installed rq when this one was
     started from a source tree; a warmer of another version migrates or refuses the
     store under this one."""
-    return spawn_detached([sys.executable, "-P", "-m", module, *args], _same_rq_env())
+    # (and as this one was started: `-s` or `-E` left out would let a user site or
+    # PYTHONPATH this process ignored shadow it)
+    flags = [
+        "-P",
+        *(["-s"] if sys.flags.no_user_site else []),
+        *(["-E"] if sys.flags.ignore_environment else []),
+    ]
+    return spawn_detached([sys.executable, *flags, "-m", module, *args], _same_rq_env())
 
 
 def _same_rq_env() -> dict[str, str]:
@@ -334,7 +341,7 @@ def _same_rq_env() -> dict[str, str]:
 
     env = dict(os.environ)
     home = os.path.dirname(os.path.dirname(os.path.abspath(rq_engine.__file__)))
-    sites = {os.path.abspath(d) for d in site.getsitepackages()}
+    sites = {os.path.abspath(d) for d in getattr(site, "getsitepackages", list)()}
     if site.ENABLE_USER_SITE:
         sites.add(os.path.abspath(site.getusersitepackages()))
     if home in sites:

@@ -114,6 +114,14 @@ class Run:
         if hits:
             yield self._batch(hits, "prefix")
         self._check()
+        if self.ctor and not literal:
+            # `Foo.new` and Foo declares no constructor: the class itself (the seed's
+            # `constructor_owner`), before any abbreviation of `new` inside Foo
+            # (`next_week`), which the fuzzy layer would otherwise put first
+            owner = self.ranking.constructor_owner()
+            if owner:
+                yield self._batch(owner, "fuzzy", final=True)
+                return
         leaf_literal = any(e.match.kind in ("exact", "prefix") for e in self.pool.values())
         # A scoped query whose leaf only starts names outside the scope
         # (`strings.Buildr`: BuildRace, never strings.Builder) may still have its
@@ -121,13 +129,19 @@ class Run:
         # as for a leaf with no literal match, before the scope retries. A leaf that
         # is a whole name, spelled out (not `op_N` for `Opn`), is taken as typed:
         # `Request::input` is the trait's `input` the class uses (the leaf alone),
-        # not the class's getInputSource.
+        # not the class's getInputSource. Nor for what the retries answer first: a
+        # constructor (`Foo.new`: the class itself, `constructor_owner`) and a `.`
+        # read as any character (`log.info` → log_info, an exact name).
         outside_only = (
             bool(q.scope)
             and leaf_literal
             and not literal
+            and not self.ctor
             and not any(e.row.name.lower() == q.leaf_lower for e in self.pool.values())
         )
+        wild: list[Hit] = self.ranking.wildcard_hits() if outside_only else []
+        if wild:
+            outside_only = False
         if not (q.scope and leaf_literal) or outside_only:
             # a scoped query whose leaf matched literally in scope is decided by its
             # scope retries over those rows; fuzzy leaves would only rank below them
@@ -136,7 +150,7 @@ class Run:
             self._layer_typo()
         hits, _ = self.ranking.ranked(strict=True)
         if not hits and q.scope:
-            hits = self.ranking.scope_retries()
+            hits = wild or self.ranking.scope_retries()
         yield self._batch(hits, "fuzzy", final=True)
 
     def _batch(self, hits: list[Hit], layer: str, *, final: bool = False) -> Batch:

@@ -110,22 +110,13 @@ class PoolRanking:
     def scope_retries(self) -> list[Hit]:
         """No candidate answered the scope: constructor owner, `.` wildcard, scope typo,
         then the leaf alone with a penalty — in that order."""
-        q = self.q
         if self.ctor:
-            hits = self._constructor_owner()
+            hits = self.constructor_owner()
             if hits:
                 return hits
-        if q.dotted:
-            wild: list[PoolEntry] = []
-            for rid in self.s.repo_ids:
-                names = rt.names_wildcard(self.s.conn, rid, q.raw, PREFIX_NAMES)
-                lowers = [n.lower() for n in names]
-                for row in rt.symbols_named(self.s.conn, rid, lowers, PREFIX_ROWS):
-                    m = match_exact_prefix(row.name, row.name)
-                    if m is not None:
-                        wild.append(PoolEntry(row, m, "fuzzy", wildcard_feature()))
-            if wild:
-                return self._rank_entries(wild, q.unscoped(), None)
+        wild = self.wildcard_hits()
+        if wild:
+            return wild
         # the scoped fetch read only rows the scope could answer; the typo retry
         # and the leaf-alone fallback need every definition of the leaf
         self.refetch_unrestricted()
@@ -136,7 +127,23 @@ class PoolRanking:
             return hits
         return self._ranked_fallback()
 
-    def _constructor_owner(self) -> list[Hit]:
+    def wildcard_hits(self) -> list[Hit]:
+        """A `.` query's names with `.` read as any one character (`log.info` →
+        log_info, `wildcard`); none for a query without a `.`."""
+        q = self.q
+        if not q.dotted:
+            return []
+        wild: list[PoolEntry] = []
+        for rid in self.s.repo_ids:
+            names = rt.names_wildcard(self.s.conn, rid, q.raw, PREFIX_NAMES)
+            lowers = [n.lower() for n in names]
+            for row in rt.symbols_named(self.s.conn, rid, lowers, PREFIX_ROWS):
+                m = match_exact_prefix(row.name, row.name)
+                if m is not None:
+                    wild.append(PoolEntry(row, m, "fuzzy", wildcard_feature()))
+        return self._rank_entries(wild, q.unscoped(), None) if wild else []
+
+    def constructor_owner(self) -> list[Hit]:
         q = self.q
         owner = q.scope[-1]
         outer = q.scope[:-1]

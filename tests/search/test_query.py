@@ -39,8 +39,8 @@ def test_dotted_flag_only_for_dot_separators() -> None:
 def test_case_sensitivity_comes_from_any_uppercase_letter() -> None:
     assert parse("Symbol").has_upper
     assert not parse("symbol").has_upper
-    assert parse("Foo.bar").has_upper  # a scope typed with care asks for `bar` as typed
-    assert not parse("foo.bar").has_upper
+    assert not parse("Foo.bar").has_upper and parse("Foo.bar").scope_upper
+    assert not parse("foo.bar").scope_upper
 
 
 def test_fold_drops_joiners_and_case() -> None:

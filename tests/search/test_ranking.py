@@ -181,6 +181,10 @@ CORPUS = {
         "class Request\n  include Inputs\n\n  def get_input_source\n  end\nend\n"
     ),
     "lib/http/inputs.rb": "module Inputs\n  def input\n  end\nend\n",
+    "lib/week.rb": "class Week\n  def next_week\n  end\nend\n",
+    "lib/day.rb": "class Day\n  def initialize\n  end\nend\n",
+    "app/helpers.py": "def log_info():\n    pass\n\n\ndef information():\n    pass\n",
+    "log/handlers.py": "def index_node_for_object():\n    pass\n",
     "src/sync/mutex.go": "package sync\n\ntype Mutex struct{}\n\nfunc (m *Mutex) Lock() {}\n",
     "src/net/http/client.go": "package http\n\ntype Client struct{}\n\nfunc (c *Client) Do() {}\n",
     "orm/model.py": (
@@ -395,6 +399,9 @@ def test_a_scope_typed_with_capitals_makes_the_query_case_aware(ask: Ask) -> Non
     assert parts(hits[0])["case"] == WEIGHTS["case"] and "case" not in parts(hits[1])
     hits = ask("table.symbol")  # all lower case: casual, as before
     assert "case" not in parts(find(hits, "symbol")) and "case" not in parts(find(hits, "Symbol"))
+    # an abbreviation's letters are lower case whatever humps they stand for
+    hits = ask("Table.symbl")
+    assert "case" not in parts(find(hits, "symbol")) and "case" not in parts(find(hits, "Symbol"))
 
 
 def test_case_counts_letters_not_joiners(ask: Ask) -> None:
@@ -510,6 +517,14 @@ def test_a_mistyped_leaf_is_sought_in_its_scope_before_the_leaf_alone(ask: Ask) 
     hits = ask("Request#input")
     assert (hits[0].name, quality(hits[0])) == ("input", "exact")
     assert "scope_unmatched" in parts(hits[0])
+    # nor before what the retries answer first: the class that declares no constructor
+    # (not Week's next_week, an abbreviation of `new`), and `.` as any one character
+    hits = ask("Week.new")
+    assert (hits[0].name, hits[0].kind) == ("Week", "class") and "constructor_owner" in parts(
+        hits[0]
+    )
+    hits = ask("log.info")
+    assert hits[0].name == "log_info" and "wildcard" in parts(hits[0])
 
 
 def test_package_qualified_scope_chain(ask: Ask) -> None:

@@ -78,8 +78,9 @@ class Candidate(Record):
 
 
 def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, float]]:
-    """A query with any uppercase rewards the candidate spelled the same way."""
-    if not query.has_upper:
+    """A query with any uppercase rewards the candidate spelled the same way (an
+    uppercase letter in the scope only an exact or prefix match: `Map.entry`)."""
+    if not query.has_upper and not (query.scope_upper and match.kind in ("exact", "prefix")):
         return []
     q = [ch for ch in query.leaf if ch not in JOINER_SET]
     if match.kind == "typo":
