@@ -108,7 +108,7 @@ class Query(Record):
     leaf_lower: str
     leaf_fold: str
     has_upper: bool  # any uppercase in the leaf makes the `case` feature apply
-    scope_upper: bool  # …and any in the scope, to an exact or prefix match
+    scope_upper: bool  # …and any in the scope, to a leaf spelled out (exact, prefix, typo)
     has_joiners: bool
     kind: str  # the kind a leading keyword named (`struct file` -> "struct"), else ""
     # the leaf as typed when it was words apart (`get logger`: leaf `get_logger`), else ""
@@ -131,7 +131,7 @@ class Query(Record):
         self.leaf_fold = fold(leaf)
         self.has_upper = any(ch.isupper() for ch in leaf)
         # `Map.entry` is typed with care: its lower-case `entry` asks for the method,
-        # not the interface Entry. (A literal leaf's case only: an abbreviation's
+        # not the interface Entry. (A spelled-out leaf's case only: an abbreviation's
         # letters are lower case whatever humps they stand for.)
         self.scope_upper = any(ch.isupper() for part in scope for ch in part)
         self.has_joiners = any(ch in JOINERS for ch in leaf)

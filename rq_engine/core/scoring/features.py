@@ -79,8 +79,9 @@ class Candidate(Record):
 
 def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, float]]:
     """A query with any uppercase rewards the candidate spelled the same way (an
-    uppercase letter in the scope only an exact or prefix match: `Map.entry`)."""
-    if not query.has_upper and not (query.scope_upper and match.kind in ("exact", "prefix")):
+    uppercase letter in the scope only a name spelled out, exact, prefix or near
+    miss: `Map.entry`; an abbreviation's letters are lower case whatever they stand for)."""
+    if not query.has_upper and not (query.scope_upper and match.kind in _SPELLED_OUT):
         return []
     q = [ch for ch in query.leaf if ch not in JOINER_SET]
     if match.kind == "typo":
@@ -92,6 +93,9 @@ def case_feature(query: Query, name: str, match: NameMatch) -> list[tuple[str, f
     if len(got) == len(q) and all(a == b for a, b in zip(q, got, strict=True)):
         return [("case", WEIGHTS["case"])]
     return []
+
+
+_SPELLED_OUT = frozenset(("exact", "prefix", "typo"))
 
 
 def _typo_case(typed: list[str], name: str) -> bool:
