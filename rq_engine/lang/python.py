@@ -14,8 +14,10 @@ Rules (what a developer jumps to):
   `threading.Lock`) — public names only (`_date_class = date` is an internal
   alias, and would outrank `dataclass` for `dtclass`; dunders are no names to
   jump to), not placeholders (`x = None`), nor a script's own lines (under `if
-  __name__ == "__main__":`, where every assignment is a local). Class-level
-  lower-case names (model fields, class attributes) are not emitted.
+  __name__ == "__main__":`, where every assignment is a local). Any other
+  class-level public name, assigned or only annotated, is a field (Django's
+  model fields, `list_display`, `template_name = None`: in a class body `None`
+  declares the attribute; attributes set on `self` are not read).
   Assignments inside functions are locals: skipped.
 - line is the `def`/`class` line (decorators excluded); end_line is the last
   statement of the body (a trailing comment inside the block is not).
@@ -285,6 +287,11 @@ def _assignment(
                 # a module's own names: `reverse_lazy = lazy(reverse, str)`,
                 # `SimpleNamespace = type(sys.implementation)`, `Lock = _allocate_lock`
                 kind = Kind.VARIABLE
+            elif scope == _CLASS and name[:1] != "_":
+                # a class's attributes: Django's model fields (`title = CharField()`),
+                # options (`list_display = ()`, `template_name = None`), dataclass
+                # fields (`x: int = 0`)
+                kind = Kind.FIELD
             if kind is not None:
                 found.append((node.start_byte, _symbol(node, name, kind, parent)))
         node = right

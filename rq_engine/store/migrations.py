@@ -249,6 +249,15 @@ STEPS.append(("m016_ruby_made_methods", reextract("ruby")))
 STEPS.append(("m017_python_module_variables", reextract("python")))
 
 
+# --- m018: a Python class's attributes ----------------------------------------------
+#
+# Class-level names other than UPPER_CASE constants were not read: Django's model
+# fields (`action_time = models.DateTimeField(...)`), a ModelAdmin's `list_display`,
+# a view's `template_name = None`, a dataclass's `x: int` answered "no match".
+# Public names are fields now, as Java's, C++'s and Rust's already were.
+STEPS.append(("m018_python_class_attributes", reextract("python")))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

@@ -149,6 +149,8 @@ def reference(source: bytes) -> list[Symbol]:
                         elif scope == _MODULE and name[:1] != "_" and not unbound:
                             # (a public name: not `_private`, not a `__dunder__`)
                             k = Kind.VARIABLE  # a module's own name, bound by assignment
+                        elif scope == _CLASS and name[:1] != "_":
+                            k = Kind.FIELD  # a class's attribute (placeholders too)
                         if k is not None:
                             found.append((node.start_byte, name, k, node, parent))
                     node = right
