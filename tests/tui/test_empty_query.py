@@ -82,29 +82,30 @@ def test_an_empty_query_lists_the_edited_file_first_with_its_new_definition(shop
     app = PickerApp(cwd=shop.root)
 
     async def script(pilot: Pilot[object]) -> None:
-        await until(pilot, lambda: heading(app).startswith("empty query: 20 definitions"))
+        await until(pilot, lambda: heading(app).startswith("empty query: 22 definitions"))
         rows = drawn(app)
         assert rows[0].split() == ["shop/orders.py:7", "class", "Order"]
-        assert [r.split()[0] for r in rows[:7]] == [
-            f"shop/orders.py:{n}" for n in (7, 12, 13, 16, 19, 23, 28)
+        assert [r.split()[0] for r in rows[:9]] == [
+            f"shop/orders.py:{n}" for n in (7, 8, 9, 12, 13, 16, 19, 23, 28)
         ]
-        assert rows[6].split() == ["shop/orders.py:28", "function", "cancel_order"]
-        assert listed(app)[7][0] == "engine/src/ledger.rs"  # committed lately, by path
+        assert rows[1].split() == ["shop/orders.py:8", "field", "Order.id"]  # a dataclass field
+        assert rows[8].split() == ["shop/orders.py:28", "function", "cancel_order"]
+        assert listed(app)[9][0] == "engine/src/ledger.rs"  # committed lately, by path
         assert {why for path, _, why in listed(app) if path == "shop/orders.py"} == {"edited"}
         assert {why for path, _, why in listed(app) if path != "shop/orders.py"} == {
             "committed lately"
         }
         assert heading(app) == (
-            "empty query: 20 definitions in 5 active files (1 edited, 4 committed lately)"
+            "empty query: 22 definitions in 5 active files (1 edited, 4 committed lately)"
             " — type to search"
         )
-        assert "20 results" in status_text(app)
+        assert "22 results" in status_text(app)
         await pilot.press("o")  # a typed query's answer replaces the list and its heading
         await until(pilot, lambda: app.picker.final_query == "o")
         assert heading(app) == "" and not app.picker.query_one("#list-heading").display
         await pilot.press("backspace")  # and an empty query brings it back
-        await until(pilot, lambda: heading(app).startswith("empty query: 20 definitions"))
-        assert drawn(app)[6].split()[-1] == "cancel_order"
+        await until(pilot, lambda: heading(app).startswith("empty query: 22 definitions"))
+        assert drawn(app)[8].split()[-1] == "cancel_order"
 
     drive(app, script)
 
@@ -124,8 +125,14 @@ def test_recent_picks_come_first_and_are_not_listed_twice(shop: Repo) -> None:
         hits = results(app).hits
         assert (hits[0].qualified, hits[0].layer) == ("OrderRepository.find_by_id", "recent")
         assert [h.qualified for h in hits].count("OrderRepository.find_by_id") == 1
-        assert [h.name for h in hits[1:4]] == ["Order", "OrderRepository", "__init__"]
-        assert heading(app).startswith("empty query: 1 recent pick, then 19 definitions in 5")
+        assert [h.name for h in hits[1:6]] == [
+            "Order",
+            "id",
+            "total",
+            "OrderRepository",
+            "__init__",
+        ]
+        assert heading(app).startswith("empty query: 1 recent pick, then 21 definitions in 5")
 
     drive(app, script)
 
