@@ -311,7 +311,7 @@ def _needs(
 
 
 def _spawn(root: str | os.PathLike[str]) -> int:
-    """`python -m rq_engine --warm ROOT`, detached."""
+    """`python -P -m rq_engine --warm ROOT`, detached (spawn_module)."""
     return spawn_module("rq_engine", "--warm", os.fspath(root))
 
 

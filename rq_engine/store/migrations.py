@@ -254,7 +254,8 @@ STEPS.append(("m017_python_module_variables", reextract("python")))
 # Class-level names other than UPPER_CASE constants were not read: Django's model
 # fields (`action_time = models.DateTimeField(...)`), a ModelAdmin's `list_display`,
 # a view's `template_name = None`, a dataclass's `x: int` answered "no match".
-# Public names are fields now, as Java's, C++'s and Rust's already were.
+# Public names are fields now (the first language whose members rq reads: Go's struct
+# fields, C/C++ members, Java instance fields, TS class properties, PHP properties not yet).
 STEPS.append(("m018_python_class_attributes", reextract("python")))
 
 

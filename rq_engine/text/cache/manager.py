@@ -351,9 +351,9 @@ def discard(conn: sqlite3.Connection, identity: str, bad: Served) -> Served:
 
 
 def build_detached(identity: str) -> None:
-    """Start `python -m rq_engine.text.cache IDENTITY` in its own session, stdio on
-    /dev/null (the warmer's way: index/warm.py). Nothing to wait for: the next query
-    finds its generation, or another builder's."""
+    """Start `python -P -m rq_engine.text.cache IDENTITY` in its own session, stdio on
+    /dev/null, as this very rq (the warmer's way: index/warm.spawn_module). Nothing to
+    wait for: the next query finds its generation, or another builder's."""
     from rq_engine.index.warm import spawn_module
 
     spawn_module("rq_engine.text.cache", identity)
