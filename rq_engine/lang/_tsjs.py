@@ -141,6 +141,8 @@ class _Extractor:
         self.exported = {bytes(n.text) for n in captures.get("exported", ())}
         nodes = [(n.start_byte, 0, n) for n in captures.get("def", ())]
         nodes.extend((n.start_byte, 1, n) for n in captures.get("member", ()))
+        # (after a @def of the same node, which the loop keeps: a function-valued field)
+        nodes.extend((n.start_byte, 2, n) for n in captures.get("field", ()))
         nodes.sort(key=_first)
         stack = self.stack
         prev_id = -1
@@ -154,9 +156,19 @@ class _Extractor:
             parent, ckind = (stack[-1][1], stack[-1][2]) if stack else (None, None)
             if code == 1:
                 self.object_member(node, parent, ckind)
+            elif code == 2:
+                self.field(node, parent)
             else:
                 self.visit(node, parent, ckind)
         return self.out
+
+    def field(self, node: Any, parent: str | None) -> None:
+        """A class property that holds no function: a field."""
+        name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
+        if name_node is None:
+            return
+        vis = self._member_visibility(node, name_node)
+        self.emit(node, name_node, _member_name(name_node), Kind.FIELD, parent, vis)
 
     def visit(self, node: Any, parent: str | None, ckind: str | None) -> None:
         t = node.type

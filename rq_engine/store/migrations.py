@@ -254,9 +254,18 @@ STEPS.append(("m017_python_module_variables", reextract("python")))
 # Class-level names other than UPPER_CASE constants were not read: Django's model
 # fields (`action_time = models.DateTimeField(...)`), a ModelAdmin's `list_display`,
 # a view's `template_name = None`, a dataclass's `x: int` answered "no match".
-# Public names are fields now (the first language whose members rq reads: Go's struct
-# fields, C/C++ members, Java instance fields, TS class properties, PHP properties not yet).
+# Public names are fields now (the first language whose members rq reads; TS/JS class
+# properties follow in m019; Go's struct fields, C/C++ members, Java instance fields and
+# PHP properties are not read yet).
 STEPS.append(("m018_python_class_attributes", reextract("python")))
+
+
+# --- m019: TypeScript and JavaScript class properties ---------------------------------
+#
+# Only function-valued class properties were read (as methods): `ZodError.issues`,
+# rxjs's `Subscriber.destination`, an Angular component's `@Input() name: string`
+# answered "no match". Every other class property is a field now.
+STEPS.append(("m019_ts_js_class_fields", reextract("typescript", "tsx", "javascript")))
 
 
 # --- the facts declared in core/columns.py since m001 -------------------------------

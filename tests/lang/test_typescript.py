@@ -160,6 +160,7 @@ def test_class_fields_holding_a_wrapped_function_are_methods() -> None:
     assert got == [
         ("R", Kind.CLASS, 1, 6, "unknown"),
         ("make", Kind.METHOD, 2, 3, "public"),
+        ("other", Kind.FIELD, 4, 4, "public"),  # a call's value: a field
         ("cb", Kind.METHOD, 5, 5, "private"),
     ]
 

@@ -12,6 +12,8 @@
 (class_body (field_definition
   value: (call_expression
     arguments: (arguments [(arrow_function) (function_expression) (generator_function)]))) @def)
+; every other class field is a field (`count = 0`, `#secret`)
+(class_body (field_definition) @field)
 
 ; module-level declarators (direct and exported)
 (program [(lexical_declaration (variable_declarator) @def)

@@ -27,6 +27,9 @@
 ; function-typed members are methods to a reader: `readonly run: <A>(a: A) => Effect<A>`
 (interface_body (property_signature type: (type_annotation (function_type))) @def)
 (class_body (public_field_definition type: (type_annotation (function_type))) @def)
+; every other class property is a field (`issues: ZodIssue[] = []`, `@Input() name: string`);
+; a property also matched above is a method (the plugin keeps the @def capture)
+(class_body (public_field_definition) @field)
 
 ; module-level declarators (direct, exported, ambient `declare`, `export declare`)
 (program [(lexical_declaration (variable_declarator) @def)
