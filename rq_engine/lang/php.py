@@ -1,4 +1,5 @@
-"""The PHP language plugin: namespaces, classes, interfaces, traits, enums, functions, methods, constants.
+"""The PHP language plugin: namespaces, classes, interfaces, traits, enums, functions, methods,
+constants, properties.
 
 Imports tree-sitter only lazily (through grammar), never at import time.
 
@@ -6,7 +7,9 @@ Rules (what a developer jumps to):
 - `class` -> class, `interface` -> interface, `trait` -> trait, `enum` -> enum,
   `function` -> function, a function in a class-like body -> method; class
   constants (`const A = 1, B = 2`, one per name) and enum cases -> constant;
-  file-level `const X = 1` and `define('X', …)` -> constant.
+  file-level `const X = 1` and `define('X', …)` -> constant; properties
+  (`protected $fillable = [...], $b;`, one per name, without the `$`) -> field
+  (constructor-promoted parameters are not read).
 - Namespaces (`namespace App\\Http;` up to the next one, or `namespace X { … }`)
   are the parent of what they hold: the parent chain is PHP's own, joined by
   `\\` (`App\\Http\\Kernel` for Kernel's methods), so the scope separator is `\\`
@@ -128,7 +131,7 @@ def _first(item: tuple[int, Symbol]) -> int:
 
 
 def _members(source: bytes, body: Node, parent: str, found: list[tuple[int, Symbol]]) -> None:
-    """A class-like body: methods, constants and enum cases (no nesting in PHP)."""
+    """A class-like body: methods, constants, properties and enum cases (no nesting in PHP)."""
     todo = [body]  # the body, and ERROR nodes inside it (Tree-sitter's recovery)
     while todo:
         for node in todo.pop().named_children:
@@ -140,6 +143,8 @@ def _members(source: bytes, body: Node, parent: str, found: list[tuple[int, Symb
                     found.append((node.start_byte, _symbol(node, name, Kind.METHOD, parent)))
             elif t == "const_declaration":
                 _constants(source, node, parent, found)
+            elif t == "property_declaration":
+                _properties(source, node, parent, found)
             elif t == "enum_case":
                 name_node = node.child_by_field_name("name")
                 if name_node is not None:
@@ -164,6 +169,22 @@ def _constants(
                     (element.start_byte, Symbol(name, Kind.CONSTANT, line, end, parent, vis, "php"))
                 )
                 break
+
+
+def _properties(source: bytes, node: Node, parent: str, found: list[tuple[int, Symbol]]) -> None:
+    """`protected $fillable = [...], $b;`: one field per property, named without its
+    `$` (`Model::fillable`), the statement's lines and visibility."""
+    line, end, vis = _line(node), _common.last_line(node), _visibility(node)
+    for element in node.named_children:
+        if element.type != "property_element":
+            continue
+        var = element.named_child(0)
+        name_node = var.named_child(0) if var is not None and var.type == "variable_name" else None
+        if name_node is not None and name_node.type == "name":
+            name = _common.text(source, name_node)
+            found.append(
+                (element.start_byte, Symbol(name, Kind.FIELD, line, end, parent, vis, "php"))
+            )
 
 
 def _define(source: bytes, node: Node, found: list[tuple[int, Symbol]]) -> None:

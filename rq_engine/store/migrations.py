@@ -255,8 +255,8 @@ STEPS.append(("m017_python_module_variables", reextract("python")))
 # fields (`action_time = models.DateTimeField(...)`), a ModelAdmin's `list_display`,
 # a view's `template_name = None`, a dataclass's `x: int` answered "no match".
 # Public names are fields now (the first language whose members rq reads; TS/JS class
-# properties follow in m019; Go's struct fields, C/C++ members, Java instance fields and
-# PHP properties are not read yet).
+# properties follow in m019, PHP properties in m020; Go's struct fields, C/C++ members
+# and Java instance fields are not read yet).
 STEPS.append(("m018_python_class_attributes", reextract("python")))
 
 
@@ -266,6 +266,13 @@ STEPS.append(("m018_python_class_attributes", reextract("python")))
 # rxjs's `Subscriber.destination`, an Angular component's `@Input() name: string`
 # answered "no match". Every other class property is a field now.
 STEPS.append(("m019_ts_js_class_fields", reextract("typescript", "tsx", "javascript")))
+
+
+# --- m020: PHP properties -------------------------------------------------------------
+#
+# `protected $fillable = [...]`, `$table`, `$casts` (what a Laravel model declares)
+# were not read: `Model::fillable` answered the method fillable(), `$hidden` nothing.
+STEPS.append(("m020_php_properties", reextract("php")))
 
 
 # --- the facts declared in core/columns.py since m001 -------------------------------
