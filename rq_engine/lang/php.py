@@ -21,7 +21,7 @@ Rules (what a developer jumps to):
 - Definitions under file-level `if`/`else` blocks count (Laravel's helpers are
   `if (! function_exists('x')) { function x() … }`); nothing inside function or
   method bodies does (closures, anonymous classes, conditionally declared
-  nested functions): they are not walked. Properties are not emitted.
+  nested functions): they are not walked.
 - line: the first token after attributes (`#[Pure]`); doc comments are not
   part of a declaration.
 - Visibility: `public`/`protected`/`private` as written; none -> public (PHP's
