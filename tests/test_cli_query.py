@@ -217,3 +217,42 @@ def test_miss_on_an_incomplete_index_exits_2_with_a_note(
     assert rq("-q", "Zebra", cwd=repo.root).code == 1
     hit = rq("-q", "--no-wait", "Order", cwd=repo.root)
     assert hit.code == 0 and hit.out.startswith("app/models.py:1")
+
+
+MEMBERS = {
+    "net/request.go": (
+        "package http\n\ntype Request struct {\n\tMethod string\n\tURL, Proto string\n}\n\n"
+        "type methodType struct{}\n"
+    ),
+    "include/sched.h": "struct task_struct {\n\tint pid;\n\tint (*open)(void);\n};\n",
+    "util/HashMap.java": (
+        "package util;\n\npublic class HashMap {\n    transient Node[] table;\n"
+        "    static int tableSizeFor(int c) { return c; }\n}\n"
+    ),
+    "adt/SmallVector.h": (
+        "namespace llvm {\nclass SmallVectorBase {\nprotected:\n  unsigned Size = 0;\n"
+        "public:\n  unsigned size() const { return Size; }\n};\n}\n"
+    ),
+}
+
+
+def test_a_types_members_are_definitions_in_go_c_java_and_cpp(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    # each answered another definition, or "no match", when rq read no members there
+    repo = make_repo(MEMBERS)
+    assert rq("--index", str(repo.root)).code == 0
+    want = {
+        "Request.Method": "net/request.go:4  field  Request.Method",
+        "Request.Proto": "net/request.go:5  field  Request.Proto",
+        "task_struct.pid": "include/sched.h:2  field  task_struct::pid",
+        "task_struct.open": "include/sched.h:3  field  task_struct::open",
+        "HashMap.table": "util/HashMap.java:4  field  util.HashMap.table",
+        "SmallVectorBase.Size": "adt/SmallVector.h:4  field  llvm::SmallVectorBase::Size",
+    }
+    for query, line in want.items():
+        r = rq("-q", "--limit", "1", query, cwd=repo.root)
+        assert (r.code, r.out.strip()) == (0, line), query
+    # a field ranks below the method of its name (`kind`: a member is reached through it)
+    r = rq("-q", "--limit", "2", "size", cwd=repo.root)
+    assert [ln.split()[1] for ln in r.out.splitlines()] == ["method", "field"]

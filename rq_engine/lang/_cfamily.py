@@ -153,7 +153,7 @@ class Walk:
                         g = self.text(name) if name is not None else None
                 access = self.block(n.children, scope, access, cls, g, False)
             elif t in SPECIFIERS:
-                self.specifier(n, scope, access)
+                self.specifier(n, scope, access, cls)
             elif t == "type_definition":
                 self.typedef(n, scope, access)
             elif t == "access_specifier":
@@ -223,10 +223,12 @@ class Walk:
         self.found.append((n.start_byte, s))
 
     def specifier(
-        self, n: Node, scope: str | None, access: Visibility | None, name_vis: bool = True
+        self, n: Node, scope: str | None, access: Visibility | None, owner: str | None = None
     ) -> str | None:
-        """A struct/union/class/enum with a body: the type, its enumerators, what it
-        nests. Returns the type's name (None: anonymous, or no body)."""
+        """A struct/union/class/enum with a body: the type, its enumerators, its fields,
+        what it nests. Returns the type's name (None: anonymous, or no body).
+        `owner` (C only): whose fields an anonymous one's are — the struct it sits in
+        (`s.a` reaches a member of an anonymous union in s), or the typedef naming it."""
         f = self.f
         body = n.child_by_field_id(f.body)
         if body is None:
@@ -261,7 +263,8 @@ class Walk:
                                 self.emit(self.text(en), Kind.CONSTANT, ee, ee, owner, vis)
             return name
         default = Visibility.PRIVATE if kind is Kind.CLASS else Visibility.PUBLIC
-        self.block(body.children, inner, default, name if self.cpp else None, None, False)
+        # (C: `cls` names the struct whose fields the body holds; C++: whose constructors)
+        self.block(body.children, inner, default, name if self.cpp else name or owner, None, False)
         return name
 
     def function(
@@ -322,9 +325,16 @@ class Walk:
         f = self.f
         ty = n.child_by_field_id(f.type)
         if ty is not None and ty.type in SPECIFIERS:
-            self.specifier(ty, scope, access)
+            self.specifier(ty, scope, access, cls)
         if access is not None and not self.cpp:
-            return  # a C struct's field: its declarators are neither prototypes nor globals
+            # a C struct's fields (`task_struct.pid`; a function pointer `file_operations.open`
+            # too): never prototypes nor globals. Parent: the struct's tag (C's names have no
+            # other scope), none for an anonymous struct nothing names.
+            for d in n.children_by_field_id(f.declarator):
+                name_node, fn = declarator(d, f)
+                if name_node is not None and not fn and name_node.type in NAMES:
+                    self.emit(self.text(name_node), Kind.FIELD, name_node, n, cls, access)
+            return
         storage: set[bytes] | None = None
         for d in n.children_by_field_id(f.declarator):
             name_node, fn = declarator(d, f)
@@ -351,14 +361,17 @@ class Walk:
                 self.decls.append((name_node.start_byte, s))
                 continue
             if access is not None:
-                # a field is not a definition one searches; a class constant is
+                # a data member (`SmallVectorBase::Size`), or a class constant
                 # (`static constexpr size_t npos = …`: `StringRef::npos`)
-                if self.cpp and n.child_by_field_id(f.default_value) is not None:
+                if name_node.type not in NAMES:
+                    continue
+                kind = Kind.FIELD
+                if n.child_by_field_id(f.default_value) is not None:
                     if storage is None:
                         storage = storage_classes(self.src, n, f)
                     if b"static" in storage and _CONST.search(self.src, n.start_byte, d.start_byte):
-                        name = self.text(name_node)
-                        self.emit(name, Kind.CONSTANT, name_node, n, scope, access)
+                        kind = Kind.CONSTANT
+                self.emit(self.text(name_node), kind, name_node, n, scope, access)
                 continue
             if name_node.type != "identifier":
                 continue
@@ -375,7 +388,12 @@ class Walk:
         f = self.f
         ty = n.child_by_field_id(f.type)
         if ty is not None and ty.type in SPECIFIERS:
-            self.specifier(ty, scope, access)
+            # `typedef struct { … } foo_t;`: C reaches its fields as `foo_t.x`
+            owner = None
+            if not self.cpp:
+                first, _ = declarator(n.child_by_field_id(f.declarator), f)
+                owner = self.text(first) if first is not None else None
+            self.specifier(ty, scope, access, owner)
         parent = scope if self.cpp else None
         vis = access or Visibility.PUBLIC
         for d in n.children_by_field_id(f.declarator):

@@ -1,4 +1,5 @@
-"""The C language plugin: functions, structs, unions, enums and their constants, typedefs, macros, globals.
+"""The C language plugin: functions, structs and their fields, unions, enums and their
+constants, typedefs, macros, globals.
 
 Imports tree-sitter only lazily (through _cfamily/grammar), never at import time.
 Reads `.c` files; `.h` belongs to the C++ plugin (cpp.py), which reads a header
@@ -23,7 +24,10 @@ Rules (what a developer jumps to):
   kept: they are most of what a header defines, what ctags finds there, and
   `GFP_KERNEL` or `BUILD_BUG_ON` are names people jump to.
 - File-scope variables that are defined here (not `extern`) -> variable.
-- C has one namespace for tags and names: nothing has a parent.
+- A struct's or union's members -> field, parent the struct's tag (`task_struct.pid`;
+  a function pointer, `file_operations.open`, too); in an anonymous struct or union
+  the enclosing struct's (`s.a` reaches it), in `typedef struct { … } foo_t` the
+  typedef's name. Nothing else has a parent: C has one namespace for tags and names.
 - Visibility: `static` -> private (the file's own helper), anything else public.
   Nothing inside a function body is walked (locals, nested macros).
 - Attribute macros the grammar cannot know (`static inline __printf(2, 3) void

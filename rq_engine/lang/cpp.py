@@ -24,8 +24,8 @@ Rules for C++ (what a developer jumps to):
   (`DenseMapInfo<StringRef>` -> `DenseMapInfo`); enum (and `enum class`) ->
   enum, its enumerators -> constants (parent: the enum for a scoped enum, else
   the scope the enum sits in). `using X = …` and `typedef` -> type. A `static
-  const`/`constexpr` member with a value -> constant (`StringRef::npos`); other
-  fields are not emitted.
+  const`/`constexpr` member with a value -> constant (`StringRef::npos`); any
+  other data member -> field (`SmallVectorBase::Size`).
 - A function defined in a class -> method; one declared there and not defined
   in the same file -> method at its declaration (headers declare most members;
   when the file also defines the member, the definition is the one kept). A

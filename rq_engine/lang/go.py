@@ -1,4 +1,5 @@
-"""The Go language plugin: funcs, methods, types, interface methods, consts, package vars.
+"""The Go language plugin: funcs, methods, types, interface methods, struct fields,
+consts, package vars.
 
 Imports tree-sitter only lazily (through _common/grammar), never at import time.
 
@@ -7,6 +8,8 @@ Rules (what a developer jumps to):
   `Server` (pointer and type arguments stripped).
 - `type X struct` -> struct, `type X interface` -> interface, any other named
   type or alias -> type; methods listed in an interface -> method, parent the interface.
+- A named struct's fields -> field, parent the struct (`Request.Method`); every
+  name of `X, Y int`; an embedded type (`sync.Mutex`) names no field of its own.
 - Every name of a package-level const (iota blocks included) -> constant,
   of a package-level var -> variable (`io.EOF`). `_` is not a name.
 - Nothing inside function bodies; no package-clause symbol. Grouped specs
@@ -34,6 +37,7 @@ _KINDS = {
     "method": Kind.METHOD,
     "type": Kind.TYPE,
     "interface_method": Kind.METHOD,
+    "field": Kind.FIELD,
     "constant": Kind.CONSTANT,
     "variable": Kind.VARIABLE,
 }
@@ -74,7 +78,7 @@ class GoPlugin(LanguagePlugin):
             kind = _KINDS[tag]
             nodes = caps[tag]
             node = nodes[0]
-            if tag == "constant" or tag == "variable":
+            if tag == "constant" or tag == "variable" or tag == "field":
                 names = node.children_by_field_name("name")
             else:
                 names = caps[tag + ".name"]
@@ -83,6 +87,8 @@ class GoPlugin(LanguagePlugin):
                 parent = receiver_type(_common.text(source, caps["method.receiver"][0])) or None
             elif tag == "interface_method":
                 parent = _common.text(source, caps["interface.name"][0])
+            elif tag == "field":
+                parent = _common.text(source, caps["struct.name"][0])
             elif tag == "type":
                 body = caps.get("type.type")
                 kind = _TYPE_KINDS.get(body[0].type, Kind.TYPE) if body else Kind.TYPE

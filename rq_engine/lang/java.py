@@ -1,4 +1,4 @@
-"""The Java language plugin: packages, types, methods, constructors, constants.
+"""The Java language plugin: packages, types, methods, constructors, constants, fields.
 
 Imports tree-sitter only lazily (through grammar), never at import time.
 
@@ -16,9 +16,11 @@ Rules (what a developer jumps to):
   method named after the class (the constructor name is the class's own:
   `StringJoiner.new`, `StringJoiner::new` and `StringJoiner.StringJoiner` reach it).
 - `static final` fields, interface and annotation fields (implicitly static
-  final) and enum constants -> constant, one per declarator. Other fields,
-  initializer blocks and everything inside method, constructor and initializer
-  bodies (local and anonymous classes, lambdas) are not walked: ctags does not
+  final) and enum constants -> constant, one per declarator; every other field
+  -> field (`HashMap.table`), and so is each record component (`Point.x`: the
+  accessor it implies is public, so the component is too). Initializer blocks
+  and everything inside method, constructor and initializer bodies (local and
+  anonymous classes, lambdas, local variables) are not walked: ctags does not
   list them either, and skipping them keeps extraction to the declarations.
 - line: the first modifier or keyword after annotations (an `@Override` line
   above a method is not its line); javadoc is never part of a declaration.
@@ -93,9 +95,11 @@ class JavaPlugin(LanguagePlugin):
                     name = _common.text(source, name_node)
                     owner = parent if parent is not None else package
                     found.append((node.start_byte, _symbol(node, name, kind, owner, implicit)))
+                    qualified = f"{owner}.{name}" if owner else name
+                    if t == "record_declaration":
+                        _components(source, node, qualified, found)
                     body = node.child_by_field_name("body")
                     if body is not None:
-                        qualified = f"{owner}.{name}" if owner else name
                         todo.append((body, qualified, t in _IMPLICIT_PUBLIC))
                 elif parent is None:
                     if t == "package_declaration" and package is None:
@@ -110,14 +114,14 @@ class JavaPlugin(LanguagePlugin):
                         symbol = _symbol(node, name, Kind.METHOD, parent, implicit)
                         found.append((node.start_byte, symbol))
                 elif t in _FIELDS:
-                    if not implicit and not _static_final(node):
-                        continue
+                    const = implicit or _static_final(node)
+                    field_kind = Kind.CONSTANT if const else Kind.FIELD
                     (line, vis), end = _head(node, implicit), _common.last_line(node)
                     for decl in node.children_by_field_name("declarator"):
                         name_node = decl.child_by_field_name("name")
                         if name_node is not None:
                             name = _common.text(source, name_node)
-                            symbol = Symbol(name, Kind.CONSTANT, line, end, parent, vis, "java")
+                            symbol = Symbol(name, field_kind, line, end, parent, vis, "java")
                             found.append((decl.start_byte, symbol))
                 elif t == "enum_constant":
                     name_node = node.child_by_field_name("name")
@@ -137,6 +141,23 @@ class JavaPlugin(LanguagePlugin):
 
 def _first(item: tuple[int, Symbol]) -> int:
     return item[0]
+
+
+def _components(source: bytes, record: Node, parent: str, found: list[tuple[int, Symbol]]) -> None:
+    """`record Point(int x, int y)`: each component is a private final field (its
+    public accessor `x()` is implicit: the component is where `Point.x` is declared)."""
+    params = record.child_by_field_name("parameters")
+    if params is None:
+        return
+    for p in params.named_children:
+        if p.type != "formal_parameter":
+            continue
+        name_node = p.child_by_field_name("name")
+        if name_node is not None:
+            name = _common.text(source, name_node)
+            line = int(p.start_point[0]) + 1
+            symbol = Symbol(name, Kind.FIELD, line, line, parent, Visibility.PUBLIC, "java")
+            found.append((p.start_byte, symbol))
 
 
 def _package_name(source: bytes, node: Node) -> str | None:

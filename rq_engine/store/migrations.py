@@ -255,8 +255,7 @@ STEPS.append(("m017_python_module_variables", reextract("python")))
 # fields (`action_time = models.DateTimeField(...)`), a ModelAdmin's `list_display`,
 # a view's `template_name = None`, a dataclass's `x: int` answered "no match".
 # Public names are fields now (the first language whose members rq reads; TS/JS class
-# properties follow in m019, PHP properties in m020; Go's struct fields, C/C++ members
-# and Java instance fields are not read yet).
+# properties follow in m019, PHP properties in m020, Go, Java, C and C++ in m021).
 STEPS.append(("m018_python_class_attributes", reextract("python")))
 
 
@@ -273,6 +272,16 @@ STEPS.append(("m019_ts_js_class_fields", reextract("typescript", "tsx", "javascr
 # `protected $fillable = [...]`, `$table`, `$casts` (what a Laravel model declares)
 # were not read: `Model::fillable` answered the method fillable(), `$hidden` nothing.
 STEPS.append(("m020_php_properties", reextract("php")))
+
+
+# --- m021: struct fields and data members in Go, Java, C and C++ ----------------------
+#
+# The last languages whose members rq did not read: `Request.Method` (Go) answered
+# the type methodType, `HashMap.table` (Java) the method tableSizeFor,
+# `task_struct.pid` (C) and `SmallVectorBase.Size` (C++) "no match". Go's struct
+# fields, Java's instance fields and record components, C's struct and union
+# members (parent: the struct's tag) and C++'s data members are fields now.
+STEPS.append(("m021_struct_fields", reextract("go", "java", "c", "cpp")))
 
 
 # --- the facts declared in core/columns.py since m001 -------------------------------

@@ -59,6 +59,7 @@ def test_function_bodies_are_left_out_of_the_parse() -> None:
     assert spans(src) == [
         ("f", "function", 1, 5),
         ("s", "struct", 6, 9),
+        ("a", "field", 8, 8),
         ("later", "function", 10, 12),
     ]
     # unbalanced braces inside (a `}` at column 0 closing an inner block) keep the body

@@ -22,6 +22,14 @@
       type: (interface_type
         (method_elem name: (field_identifier) @interface_method.name) @interface_method))))
 
+; A named struct's own fields (not those of a struct literal nested in one): the
+; declaration, not its names, as for specs below (`X, Y int` is one declaration).
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @struct.name
+      type: (struct_type (field_declaration_list (field_declaration) @field)))))
+
 ; Specs, not names: a pattern on `name:` only yields the first of `a, b` in
 ; const specs; go.py reads every name field of the spec instead.
 (source_file (const_declaration (const_spec) @constant))
