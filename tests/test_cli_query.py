@@ -233,10 +233,11 @@ MEMBERS = {
         "namespace llvm {\nclass SmallVectorBase {\nprotected:\n  unsigned Size = 0;\n"
         "public:\n  unsigned size() const { return Size; }\n};\n}\n"
     ),
+    "src/sync.rs": "pub enum TryRecvError {\n    Empty,\n}\n\npub struct Runtime {\n    handle: u8,\n}\n",
 }
 
 
-def test_a_types_members_are_definitions_in_go_c_java_and_cpp(
+def test_a_types_members_are_definitions_in_go_c_java_cpp_and_rust(
     make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
     # each answered another definition, or "no match", when rq read no members there
@@ -249,6 +250,8 @@ def test_a_types_members_are_definitions_in_go_c_java_and_cpp(
         "task_struct.open": "include/sched.h:3  field  task_struct::open",
         "HashMap.table": "util/HashMap.java:4  field  util.HashMap.table",
         "SmallVectorBase.Size": "adt/SmallVector.h:4  field  llvm::SmallVectorBase::Size",
+        "TryRecvError::Empty": "src/sync.rs:2  constant  TryRecvError::Empty",
+        "Runtime::handle": "src/sync.rs:6  field  Runtime::handle",
     }
     for query, line in want.items():
         r = rq("-q", "--limit", "1", query, cwd=repo.root)

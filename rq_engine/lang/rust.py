@@ -1,4 +1,6 @@
-"""Rust plugin: mods, structs, enums, unions, traits, type aliases, fns, methods, consts, macros.
+"""Rust plugin: mods, structs, enums, unions, traits, type aliases, fns, methods, consts,
+macros, and a type's members: struct and union fields (`Runtime::handle`), enum variants
+(`TryRecvError::Empty`, constants as C's enumerators and Java's enum constants are).
 
 Imports nothing heavy at module level; tree_sitter loads inside extract().
 
@@ -45,10 +47,22 @@ _KINDS: dict[str, Kind] = {
     "const_item": Kind.CONSTANT,
     "static_item": Kind.CONSTANT,
     "macro_definition": Kind.MACRO,
+    "field_declaration": Kind.FIELD,
+    "enum_variant": Kind.CONSTANT,
 }
 # container kinds on the scope stack
 _MOD, _IMPL, _TRAIT_IMPL, _TRAIT, _FN = "mod", "impl", "trait_impl", "trait", "fn"
-_CONTAINER = {"mod_item": _MOD, "trait_item": _TRAIT, "function_item": _FN}
+_TYPE = "type"  # a struct or union: its members are its fields
+# an enum, by its visibility: its variants are as visible as the enum itself
+_ENUM_SCOPES = {v: f"enum {v.value}" for v in Visibility}
+_ENUM_VISIBILITY = {scope: v for v, scope in _ENUM_SCOPES.items()}
+_CONTAINER = {
+    "mod_item": _MOD,
+    "trait_item": _TRAIT,
+    "function_item": _FN,
+    "struct_item": _TYPE,
+    "union_item": _TYPE,
+}
 
 
 def _name(node: Any) -> str:
@@ -149,6 +163,8 @@ class _Extractor:
                 vis = Visibility.PUBLIC
             elif kind is Kind.MACRO:
                 vis = _macro_visibility(node)
+            elif t == "enum_variant":
+                vis = _ENUM_VISIBILITY.get(ckind or "", Visibility.PUBLIC)
             else:
                 vis = _visibility(node)
             out.append(
@@ -163,6 +179,8 @@ class _Extractor:
                 )
             )
             container = _CONTAINER.get(t)
+            if t == "enum_item":
+                container = _ENUM_SCOPES[vis]
             if container is not None:
                 qual = f"{parent}::{name}" if parent else name
                 stack.append((node.end_byte, qual, container))

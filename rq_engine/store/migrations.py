@@ -255,7 +255,8 @@ STEPS.append(("m017_python_module_variables", reextract("python")))
 # fields (`action_time = models.DateTimeField(...)`), a ModelAdmin's `list_display`,
 # a view's `template_name = None`, a dataclass's `x: int` answered "no match".
 # Public names are fields now (the first language whose members rq reads; TS/JS class
-# properties follow in m019, PHP properties in m020, Go, Java, C and C++ in m021).
+# properties follow in m019, PHP properties in m020, Go, Java, C and C++ in m021, Rust in
+# m022).
 STEPS.append(("m018_python_class_attributes", reextract("python")))
 
 
@@ -282,6 +283,14 @@ STEPS.append(("m020_php_properties", reextract("php")))
 # fields, Java's instance fields and record components, C's struct and union
 # members (parent: the struct's tag) and C++'s data members are fields now.
 STEPS.append(("m021_struct_fields", reextract("go", "java", "c", "cpp")))
+
+
+# --- m022: Rust struct fields and enum variants -----------------------------------------
+#
+# The last language that read no members: `Runtime::handle`, `TryRecvError::Empty` (and
+# every `ErrorKind::NotFound`-style variant) answered "no match". Named struct and union
+# fields are fields, enum variants constants (as C's enumerators and Java's enum constants).
+STEPS.append(("m022_rust_members", reextract("rust")))
 
 
 # --- the facts declared in core/columns.py since m001 -------------------------------

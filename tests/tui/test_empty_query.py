@@ -82,7 +82,7 @@ def test_an_empty_query_lists_the_edited_file_first_with_its_new_definition(shop
     app = PickerApp(cwd=shop.root)
 
     async def script(pilot: Pilot[object]) -> None:
-        await until(pilot, lambda: heading(app).startswith("empty query: 22 definitions"))
+        await until(pilot, lambda: heading(app).startswith("empty query: 23 definitions"))
         rows = drawn(app)
         assert rows[0].split() == ["shop/orders.py:7", "class", "Order"]
         assert [r.split()[0] for r in rows[:9]] == [
@@ -96,15 +96,15 @@ def test_an_empty_query_lists_the_edited_file_first_with_its_new_definition(shop
             "committed lately"
         }
         assert heading(app) == (
-            "empty query: 22 definitions in 5 active files (1 edited, 4 committed lately)"
+            "empty query: 23 definitions in 5 active files (1 edited, 4 committed lately)"
             " — type to search"
         )
-        assert "22 results" in status_text(app)
+        assert "23 results" in status_text(app)
         await pilot.press("o")  # a typed query's answer replaces the list and its heading
         await until(pilot, lambda: app.picker.final_query == "o")
         assert heading(app) == "" and not app.picker.query_one("#list-heading").display
         await pilot.press("backspace")  # and an empty query brings it back
-        await until(pilot, lambda: heading(app).startswith("empty query: 22 definitions"))
+        await until(pilot, lambda: heading(app).startswith("empty query: 23 definitions"))
         assert drawn(app)[8].split()[-1] == "cancel_order"
 
     drive(app, script)
@@ -132,7 +132,7 @@ def test_recent_picks_come_first_and_are_not_listed_twice(shop: Repo) -> None:
             "OrderRepository",
             "__init__",
         ]
-        assert heading(app).startswith("empty query: 1 recent pick, then 21 definitions in 5")
+        assert heading(app).startswith("empty query: 1 recent pick, then 22 definitions in 5")
 
     drive(app, script)
 

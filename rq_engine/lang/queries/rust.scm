@@ -15,6 +15,12 @@
 (static_item) @def
 (macro_definition) @def
 
+; A type's members: named struct and union fields (a tuple struct's are numbers),
+; enum variants. Their container's name is their parent (rust.py).
+(struct_item body: (field_declaration_list (field_declaration) @def))
+(union_item body: (field_declaration_list (field_declaration) @def))
+(enum_item body: (enum_variant_list (enum_variant) @def))
+
 (impl_item) @scope
 
 (source_file (macro_invocation (token_tree) @macro))
