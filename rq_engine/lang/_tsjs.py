@@ -157,17 +157,20 @@ class _Extractor:
             if code == 1:
                 self.object_member(node, parent, ckind)
             elif code == 2:
-                self.field(node, parent)
+                self.field(node, parent, ckind)
             else:
                 self.visit(node, parent, ckind)
         return self.out
 
-    def field(self, node: Any, parent: str | None) -> None:
-        """A class property that holds no function: a field."""
+    def field(self, node: Any, parent: str | None, ckind: str | None) -> None:
+        """A class or interface property that holds no function: a field."""
         name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
         if name_node is None:
             return
-        vis = self._member_visibility(node, name_node)
+        if ckind == _INTERFACE:
+            vis = Visibility.PUBLIC
+        else:
+            vis = self._member_visibility(node, name_node)
         self.emit(node, name_node, _member_name(name_node), Kind.FIELD, parent, vis)
 
     def visit(self, node: Any, parent: str | None, ckind: str | None) -> None:

@@ -293,6 +293,14 @@ STEPS.append(("m021_struct_fields", reextract("go", "java", "c", "cpp")))
 STEPS.append(("m022_rust_members", reextract("rust")))
 
 
+# --- m023: TypeScript interface properties ---------------------------------------------
+#
+# m019 read class properties; an interface's were read only when function-typed (as
+# methods): `ZodTypeDef.errorMap`, a React component's `ButtonProps.label`, Effect's
+# `Span.attributes` answered "no match". Every other interface property is a field now.
+STEPS.append(("m023_ts_interface_fields", reextract("typescript", "tsx")))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

@@ -82,7 +82,7 @@ def test_an_empty_query_lists_the_edited_file_first_with_its_new_definition(shop
     app = PickerApp(cwd=shop.root)
 
     async def script(pilot: Pilot[object]) -> None:
-        await until(pilot, lambda: heading(app).startswith("empty query: 23 definitions"))
+        await until(pilot, lambda: heading(app).startswith("empty query: 25 definitions"))
         rows = drawn(app)
         assert rows[0].split() == ["shop/orders.py:7", "class", "Order"]
         assert [r.split()[0] for r in rows[:9]] == [
@@ -96,15 +96,15 @@ def test_an_empty_query_lists_the_edited_file_first_with_its_new_definition(shop
             "committed lately"
         }
         assert heading(app) == (
-            "empty query: 23 definitions in 5 active files (1 edited, 4 committed lately)"
+            "empty query: 25 definitions in 5 active files (1 edited, 4 committed lately)"
             " — type to search"
         )
-        assert "23 results" in status_text(app)
+        assert "25 results" in status_text(app)
         await pilot.press("o")  # a typed query's answer replaces the list and its heading
         await until(pilot, lambda: app.picker.final_query == "o")
         assert heading(app) == "" and not app.picker.query_one("#list-heading").display
         await pilot.press("backspace")  # and an empty query brings it back
-        await until(pilot, lambda: heading(app).startswith("empty query: 23 definitions"))
+        await until(pilot, lambda: heading(app).startswith("empty query: 25 definitions"))
         assert drawn(app)[8].split()[-1] == "cancel_order"
 
     drive(app, script)
@@ -132,7 +132,7 @@ def test_recent_picks_come_first_and_are_not_listed_twice(shop: Repo) -> None:
             "OrderRepository",
             "__init__",
         ]
-        assert heading(app).startswith("empty query: 1 recent pick, then 22 definitions in 5")
+        assert heading(app).startswith("empty query: 1 recent pick, then 24 definitions in 5")
 
     drive(app, script)
 
@@ -191,9 +191,9 @@ def test_a_feature_branch_lists_what_it_changed_against_the_trunk(
         await until(pilot, lambda: "(1 branch, 4 committed lately)" in heading(app))
         files = list(dict.fromkeys((p, why) for p, _, why in listed(app)))
         assert files[0] == ("web/src/checkout.ts", "branch")
-        row = drawn(app)[4].split()  # (the path column is cut from the left at this width)
+        row = drawn(app)[6].split()  # (the path column is cut from the left at this width)
         assert row[0].endswith("/src/checkout.ts:16") and row[1:] == ["function", "refundPrice"]
-        assert drawn(app)[5].split()[-1] == "Ledger"  # then the trunk's last commit
+        assert drawn(app)[7].split()[-1] == "Ledger"  # then the trunk's last commit
 
     drive(app, script)
 

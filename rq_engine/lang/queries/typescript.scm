@@ -30,6 +30,8 @@
 ; every other class property is a field (`issues: ZodIssue[] = []`, `@Input() name: string`);
 ; a property also matched above is a method (the plugin keeps the @def capture)
 (class_body (public_field_definition) @field)
+; and so is every other interface property (`ZodTypeDef.errorMap`, `Span.attributes`)
+(interface_body (property_signature) @field)
 
 ; module-level declarators (direct, exported, ambient `declare`, `export declare`)
 (program [(lexical_declaration (variable_declarator) @def)
