@@ -200,6 +200,7 @@ CORPUS = {
         "class Error {\npublic:\n  explicit operator bool() const { return true; }\n};\n"
     ),
     "pip/_internal/req.py": "class Req:\n    pass\n",
+    "rt/worker.rs": "fn pre_shutdown() {}\n\nfn poll_result() {}\n",
 }
 
 
@@ -273,6 +274,15 @@ def test_joiners_left_out_score_fifty_behind_the_spelled_out_name(ask: Ask) -> N
     assert parts(joined)["separators"] == -50 and "separators" not in parts(spelled)
     # and the other way round: joiners added to a camelCase name
     assert parts(find(ask("run_promise"), "runPromise"))["separators"] == -50
+
+
+def test_a_typed_joiner_says_where_a_word_starts(ask: Ask) -> None:
+    # `pre_sut`: the s after `_` starts a word (shutdown), so poll_result, which spells
+    # p-resu-t with that s inside `result`, is no match; it ranked first, closer-packed
+    assert order(ask("pre_sut")) == [("rt/worker.rs", "pre_shutdown")]
+    assert quality(find(ask("pre_sut"), "pre_shutdown")) == "subseq"
+    # without the joiner nothing says so: both match in order
+    assert {"pre_shutdown", "poll_result"} <= names(ask("presut"))
 
 
 def test_other_characters_are_part_of_the_name(ask: Ask) -> None:

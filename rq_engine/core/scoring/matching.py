@@ -124,6 +124,7 @@ def _align(
     starts: list[bool],
     hump_ok: list[list[bool]] | None = None,
     soft: list[bool] | None = None,
+    after_joiner: list[bool] | None = None,
 ) -> tuple[float, list[int]] | None:
     """Best in-order alignment of `q` in `low` (both folded): (gain, positions).
 
@@ -139,6 +140,10 @@ def _align(
     position, credited?), trying at each step the contiguous letter, the next
     word-start occurrence, the first occurrence and the next soft start:
     O(len(q) × len(low)) states at most.
+
+    `after_joiner[i]`: the user typed a joiner before letter i (`pre_sut`), so it
+    starts a word: it may only land on a word start (or a soft start), never
+    inside a word (pre_shutdown's s, not poll_result's).
     """
     m, n = len(q), len(low)
     # state: 0 = no word start reached yet, 1 = in a run begun at a word start,
@@ -178,6 +183,9 @@ def _align(
         for k in opts:
             if m - i - 1 > n - k - 1:
                 continue
+            if after_joiner is not None and after_joiner[i] and not starts[k]:
+                if not soft or not soft[k]:
+                    continue
             if starts[k] and (hump_ok is None or hump_ok[i][k]):
                 gain, nst = 10.0, 1
             elif st == 0:
@@ -263,7 +271,7 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         lower_row = [k == 0 or not name[i].isupper() for k, i in enumerate(idx)]
         any_row = [True] * len(low)
         hump_ok = [lower_row if ch.islower() else any_row for ch in typed]
-    r = _align(q, low, starts, hump_ok, _soft_starts(name) or None)
+    r = _align(q, low, starts, hump_ok, _soft_starts(name) or None, _after_joiner(leaf, len(q)))
     if r is None:
         return None
     gain, pos = r
@@ -294,6 +302,23 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         parts.append(("late_start", WEIGHTS["late_start"]))
     parts += joiner_parts(leaf, name)
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def _after_joiner(leaf: str, n: int) -> list[bool] | None:
+    """Per folded letter of `leaf` (n of them): whether a joiner was typed right before
+    it, past the first letter. None when no joiner was typed, or the folding changed
+    the letters' count (a character whose lower case is two)."""
+    out: list[bool] = []
+    joined = False
+    for ch in leaf:
+        if ch in JOINER_SET:
+            joined = bool(out)
+            continue
+        out.append(joined)
+        joined = False
+    if not any(out) or len(out) != n:
+        return None
+    return out
 
 
 def joiner_parts(leaf: str, name: str) -> list[tuple[str, float]]:
