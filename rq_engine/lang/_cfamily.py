@@ -127,8 +127,9 @@ class Walk:
         top: bool,
     ) -> Visibility | None:
         """Definitions among `nodes`. `access` is None outside a class or struct body
-        (else the current access section); `cls` the enclosing class's own name (its
-        constructors are named after it); `guard` the include guard's name.
+        (else the current access section); `cls` the enclosing class's own name (C++:
+        its constructors are named after it; C: its fields' parent); `guard` the
+        include guard's name.
         Returns the access in force after the last node (an `#ifdef`'d `public:`)."""
         dispatched = self.f.dispatched
         for i, n in enumerate(nodes):

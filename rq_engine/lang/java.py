@@ -144,8 +144,8 @@ def _first(item: tuple[int, Symbol]) -> int:
 
 
 def _components(source: bytes, record: Node, parent: str, found: list[tuple[int, Symbol]]) -> None:
-    """`record Point(int x, int y)`: each component is a private final field (its
-    public accessor `x()` is implicit: the component is where `Point.x` is declared)."""
+    """`record Point(int x, int y)`: each component is a field, public as the accessor
+    `x()` it implies (the component is where `Point.x` and `Point.x()` are declared)."""
     params = record.child_by_field_name("parameters")
     if params is None:
         return
