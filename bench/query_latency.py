@@ -14,6 +14,12 @@ connection) and `check` (a miss's freshness check, fresh.check: what a miss pays
 on top of its search). Prints p50/p95 per corpus and tool, and rq's ratio to
 each peer.
 
+`--random N` adds N definition names drawn from the corpus's index (a fixed seed,
+the same names for every tool): the names a developer might type that no judged
+set chose, nearly all of them hits. `--queries-of CORPUS` runs that corpus's
+judged queries in every corpus given (the kernel slice's in the whole Linux tree:
+`--corpora linux --queries-of kernel`).
+
 `--tree DIR` runs rq and the in-process rows from another source tree instead of
 this one (e.g. `git archive HEAD | tar -x -C DIR`, the code before a change).
 `--against DIR` runs rq from DIR as well, beside this tree's on every query in
@@ -157,6 +163,28 @@ def check_times(root: Path, n: int) -> list[float]:
     return out
 
 
+def random_names(root: Path, n: int, seed: int = 14) -> list[str]:
+    """n distinct definition names of the checkout at `root`, drawn from the index at
+    RQ_HOME with a fixed seed (sorted first, so the draw does not depend on row order)."""
+    import random
+    import sqlite3
+
+    from rq_engine.store.paths import index_db_file
+
+    conn = sqlite3.connect(f"file:{index_db_file()}?mode=ro", uri=True)
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT s.name FROM symbols s JOIN checkouts c"
+            " ON c.repository_id = s.repository_id WHERE c.root_path = ?",
+            (str(root.resolve()),),
+        )
+    ]
+    conn.close()
+    names.sort()
+    return random.Random(seed).sample(names, min(n, len(names)))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -166,6 +194,15 @@ def main() -> int:
         "--corpora", default="django,gostd", help="comma-separated (default django,gostd)"
     )
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--random", type=int, default=0, metavar="N", help="add N names drawn from the index"
+    )
+    ap.add_argument(
+        "--no-rg", action="store_true", help="leave rg out (a second per query on Linux)"
+    )
+    ap.add_argument(
+        "--queries-of", metavar="CORPUS", help="run this corpus's judged queries in each corpus"
+    )
     ap.add_argument("--json", dest="json_out")
     ap.add_argument(
         "--slowest",
@@ -203,7 +240,9 @@ def main() -> int:
     print(hdr)
     for corpus in a.corpora.split(","):
         root = CORPORA / corpus
-        mine = [q["query"] for q in qs if q["corpus"] == corpus]
+        mine = [q["query"] for q in qs if q["corpus"] == (a.queries_of or corpus)]
+        if (root / ".git").exists() and a.random:
+            mine += [n for n in random_names(root, a.random) if n not in mine]
         if not mine or not (root / ".git").exists():
             print(f"{corpus:8} (skipped: no queries or corpus absent)")
             continue
@@ -234,7 +273,7 @@ def main() -> int:
                     times["readtags"].append(
                         timed(["readtags", "-t", str(tags), "-i", "-", leaf(q)], root, "readtags")
                     )
-                if HAVE_RG:
+                if HAVE_RG and not a.no_rg:
                     pat = rf"\b({DEF_WORDS})\s+{re.escape(leaf(q))}\b"
                     times["rg"].append(timed(["rg", "-n", "-i", "-e", pat, "."], root, "rg"))
         times["engine"] = engine_times(root, mine * a.rounds)
