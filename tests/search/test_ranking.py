@@ -201,6 +201,11 @@ CORPUS = {
     ),
     "pip/_internal/req.py": "class Req:\n    pass\n",
     "rt/worker.rs": "fn pre_shutdown() {}\n\nfn poll_result() {}\n",
+    "lib/validations.rb": "module Validations\n  def validates\n  end\n\n  def validates_size_of\n  end\nend\n",
+    "tmpl/base.py": "class Template:\n    pass\n",
+    "tmpl/tests.py": "def test_template_tag_escapes():\n    pass\n",
+    "dataclasses.py": "def dataclass():\n    pass\n",
+    "tests/test_opcodes.py": "class DClass:\n    pass\n",
 }
 
 
@@ -353,6 +358,28 @@ def test_short_queries_get_fewer_edits(ask: Ask) -> None:
 def test_a_literal_match_is_not_taken_for_a_typo(ask: Ask) -> None:
     h = ask("select")[0]
     assert (h.name, quality(h)) == ("select", "exact") and "typo_edit" not in parts(h)
+
+
+def test_one_slip_from_a_whole_name_outranks_an_abbreviation_it_happens_to_spell(
+    ask: Ask,
+) -> None:
+    # `Templtae` abbreviates test_template_tag_escapes (templ, t, a, e), `validats`
+    # validates_size_of (validat, s): both ranked first, above the name mistyped
+    for q, name in [("Templtae", "Template"), ("validats", "validates")]:
+        h = ask(q)[0]
+        assert h.name == name, (q, order(ask(q)))
+        assert parts(h)["whole_name"] == WEIGHTS["whole_name"]
+        assert parts(h)["alignment"] == WEIGHTS["alignment"]  # every letter typed kept
+    # the swap is an edit; a letter left out is the subsequence it always was
+    assert parts(ask("Templtae")[0])["typo_edit"] == WEIGHTS["typo_edit"]
+    assert quality(ask("validats")[0]) == "subseq"
+    # the abbreviation still answers, below; an abbreviation of nothing whole is unchanged
+    assert order(ask("validats"))[1] == ("lib/validations.rb", "validates_size_of")
+    assert "whole_name" not in parts(find(ask("valsizeof"), "validates_size_of"))
+    # a letter too many is no whole name: `dtclass` abbreviates dataclass, one letter
+    # more than DClass
+    assert order(ask("dtclass"))[0] == ("dataclasses.py", "dataclass")
+    assert "whole_name" not in parts(find(ask("dtclass"), "DClass"))
 
 
 def test_a_near_miss_keeps_its_first_letter(ask: Ask) -> None:

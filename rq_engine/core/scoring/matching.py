@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from rq_engine.core.query import JOINERS, fold
 from rq_engine.core.record import Record
-from rq_engine.core.scoring.weights import WEIGHTS
+from rq_engine.core.scoring.weights import WEIGHTS, WHOLE_NAME_MIN
 from rq_engine.core.scoring.words import FILLER_WORDS, VOWELS, could_match, skeleton, word_starts
 
 JOINER_SET = frozenset(JOINERS)
@@ -287,10 +287,26 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         # the other way a name is abbreviated, its vowels dropped. As a subsequence it
         # lost to any name whose word starts the letters happen to hit (sched_dl_entity).
         cls = "skeleton"
+    # The whole name with a letter left out (`validats`, `contexmanager`) is a near
+    # miss of it, ranked as match_typo ranks one: in the abbreviation band, every
+    # letter typed kept. As a subsequence it lost to any longer name the letters
+    # happen to abbreviate (validates_size_of, _ContextManager). An abbreviation
+    # keeps its own scoring (leaving letters out is what one does).
+    whole = (
+        cls == "subseq"
+        and pos[0] == 0
+        and sum(ch.isalnum() for ch in low) - len(q) == 1  # (`dir/Name` has a `/`)
+        and len(q) >= WHOLE_NAME_MIN
+        and not ends_with_joiner(leaf)
+    )
     max_gain = 10.0 + 8.0 * (len(q) - 1)
     parts: list[tuple[str, float]] = [
         (cls, WEIGHTS[cls]),
-        ("alignment", round(WEIGHTS["alignment"] * gain / max_gain, 1)),
+        *([("whole_name", WEIGHTS["whole_name"])] if whole else ()),
+        (
+            "alignment",
+            WEIGHTS["alignment"] if whole else round(WEIGHTS["alignment"] * gain / max_gain, 1),
+        ),
         ("coverage", round(WEIGHTS["coverage"] * len(q) / max(len(low), 1), 1)),
     ]
     if cls == "abbrev" and all(eff) and len(pos) == sum(starts) >= 2:
@@ -302,6 +318,12 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         parts.append(("late_start", WEIGHTS["late_start"]))
     parts += joiner_parts(leaf, name)
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def ends_with_joiner(leaf: str) -> bool:
+    """The query ends in `_ - .`: it says another word follows, so it is not a whole
+    name with a slip (`hanler_` is handler_for's start, not handler's near miss)."""
+    return bool(leaf) and leaf[-1] in JOINER_SET
 
 
 def _after_joiner(leaf: str, n: int) -> list[bool] | None:

@@ -7,8 +7,13 @@ Stdlib only (the `rq -q` hot path).
 from __future__ import annotations
 
 from rq_engine.core.query import fold
-from rq_engine.core.scoring.matching import NameMatch, fold_positions, joiner_parts
-from rq_engine.core.scoring.weights import MAX_EDITS, WEIGHTS, typo_edits
+from rq_engine.core.scoring.matching import (
+    NameMatch,
+    ends_with_joiner,
+    fold_positions,
+    joiner_parts,
+)
+from rq_engine.core.scoring.weights import MAX_EDITS, WEIGHTS, WHOLE_NAME_MIN, typo_edits
 
 
 def edit_distance(a: str, b: str, cap: int = MAX_EDITS) -> int:
@@ -60,7 +65,11 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     """A near miss (`sleect` → `select`): up to two edits against the whole folded name.
 
     The first letter is kept or swapped with the second (`hTtpRequest`). Scored
-    by the letters it keeps (query length minus edits). Short queries get
+    by the letters it keeps (one edit away, kept_letters; two, the query's less two).
+    One edit away and WHOLE_NAME_MIN letters or more, in the abbreviation band
+    (`whole_name`): a query one slip from a whole name is that name typed, more
+    likely than an abbreviation of a longer one its letters happen to spell
+    (`Templtae` is Template, not test_template_tag_escapes). Short queries get
     fewer edits (one under 10 letters, none under 4) or everything would match:
     two edits turn `apiview` into `as_view` and `debounce` into `dbOnce`.
     """
@@ -74,10 +83,14 @@ def match_typo(leaf: str, name: str) -> NameMatch | None:
     d = edit_distance(q, low, allowed)
     if d == 0 or d > allowed:
         return None
-    kept = len(q) - d
+    kept = kept_letters(q, low) if d == 1 else len(q) - d
+    # (not a letter too many: a query longer than the name it nearly spells abbreviates
+    # a longer one as often — `dtclass` is dataclass's, not DClass's slip)
+    whole = d == 1 and len(low) >= len(q) >= WHOLE_NAME_MIN and not ends_with_joiner(leaf)
     pos = tuple(idx[i] for i in _kept_positions(q, low))
     parts = (
         ("typo", WEIGHTS["typo"]),
+        *([("whole_name", WEIGHTS["whole_name"])] if whole else ()),
         ("alignment", round(WEIGHTS["alignment"] * kept / len(q), 1)),
         ("typo_edit", WEIGHTS["typo_edit"] * d),
         ("coverage", round(WEIGHTS["coverage"] * kept / max(len(low), 1), 1)),
@@ -120,6 +133,21 @@ def match_typo_prefix(leaf: str, name: str) -> NameMatch | None:
         ("coverage", round(WEIGHTS["coverage"] / 2 * kept * (1 / n + 1 / len(low)), 1)),
     )
     return NameMatch("typo", (*parts, *joiner_parts(leaf, name)), pos, kept, edits=1)
+
+
+def kept_letters(q: str, low: str) -> int:
+    """The query's letters the name has (each as often as the name has it): a swap or
+    a letter left out keeps them all (`Templtae`, `validats`), a letter too many or a
+    wrong one loses one. D14's evidence of a near miss, and its alignment's."""
+    have: dict[str, int] = {}
+    for ch in low:
+        have[ch] = have.get(ch, 0) + 1
+    kept = 0
+    for ch in q:
+        if have.get(ch, 0):
+            have[ch] -= 1
+            kept += 1
+    return kept
 
 
 def _first_letter_kept(q: str, low: str) -> bool:

@@ -22,6 +22,8 @@ WEIGHTS: dict[str, float] = {
     "late_start": -60.0,  # fuzzy: the match skips the name's first word
     "typo_edit": -40.0,  # per edit of a near miss
     "typo_prefix": -20.0,  # the near miss is of the name's start (`HttpRepson` → HttpResponse)
+    # a near miss of the whole name (`Templtae`, `validats`) ranks in the abbreviation band
+    "whole_name": 200.0,
     "separators": -50.0,  # exact/prefix only with joiners left out or added (D19)
     "wildcard": -50.0,  # `a.b` matched with `.` as any one character (no scope answered)
     "via_package": -40.0,  # the query's head named the package (`bufscanner` → bufio.Scanner)
@@ -108,6 +110,13 @@ KIND_WEIGHTS: dict[str, float] = {
 MIN_TYPO_LEN = 4
 TWO_EDITS_LEN = 10
 MAX_EDITS = 2
+
+
+#: a near miss of a whole name ranks in the abbreviation band (`whole_name`) from this
+#: many letters: shorter queries are abbreviations more often than names mistyped
+#: (`loin` is LowerInfinite's, `prsnt` ParseInt's skeleton, though one edit from login
+#: and Print)
+WHOLE_NAME_MIN = 6
 
 
 def typo_edits(n: int) -> int:
