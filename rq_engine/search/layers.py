@@ -56,11 +56,22 @@ ROWS_PER_FUZZY = 2000
 class Run:
     """One query's pass through the layers (kept apart so Searcher stays reusable)."""
 
-    def __init__(self, s: Searcher, q: Query, limit: int, cancel: CancelToken | None) -> None:
+    def __init__(
+        self,
+        s: Searcher,
+        q: Query,
+        limit: int,
+        cancel: CancelToken | None,
+        *,
+        literal_only: bool = False,
+    ) -> None:
         self.s = s
         self.q = q
         self.limit = limit
         self.cancel = cancel
+        # only exact and prefix matches can matter (Searcher.search's second reading of
+        # a kind word, when the first filled the page with literal matches)
+        self.literal_only = literal_only
         self.t0 = time.perf_counter()
         self.now = time.time()
         # started before layer 1 reads anything; waited for (bounded) at the first score
@@ -108,7 +119,7 @@ class Run:
         # The confidence gate: an exact match in the current repository outranks
         # anything the fuzzy layers could add (bands), and so does a full page of
         # exact/prefix matches; either way the later layers cannot change the top.
-        if strong or literal >= self.limit:
+        if strong or literal >= self.limit or self.literal_only:
             yield self._batch(hits, "exact", final=True)
             return
         if hits:
