@@ -196,9 +196,10 @@ def bench(corpus: str, runs: int, missing: int) -> dict[str, object] | None:
         mine = tree_env(env, ROOT) if AGAINST else env
         for i in range(runs):  # each into a fresh RQ_HOME, interleaved with ctags
             sides = [(mine, cold, cold_cpu)]
-            if AGAINST:  # alternate which tree goes first
+            if AGAINST:  # alternate which tree goes first, this one last in the last run:
+                # the no-change passes and the row counts below read the index it leaves
                 pair = (tree_env(env, AGAINST[0]), other, other_cpu)
-                sides = [*sides, pair] if i % 2 == 0 else [pair, *sides]
+                sides = [pair, *sides] if (runs - 1 - i) % 2 == 0 else [*sides, pair]
             for side_env, walls, cpus in sides:
                 shutil.rmtree(home / "data", ignore_errors=True)
                 walls.append(timed([*rq_cmd(), "--index", str(root)], root, side_env))
