@@ -35,7 +35,7 @@ def ask_early(conn: sqlite3.Connection, s: Searcher, query: str) -> Asking | NoG
     q = parse(query)
     if not q.leaf or q.scope or q.looks_like_path or s.repo_id is None:
         return None
-    if rt.symbols_named(conn, s.repo_id, [q.leaf_lower], 1):
+    if rt.defines(conn, s.repo_id, q.leaf_lower):
         return None
     return ask_now(conn, s.root)
 

@@ -51,7 +51,10 @@ def symbols_named(
     conn: sqlite3.Connection, repo: int, lowers: Sequence[str], limit: int
 ) -> list[Row]:
     """Definitions whose lower-cased name is one of `lowers` (index seeks), in the
-    order of `lowers` 50 names at a time, at most `limit` rows."""
+    order of `lowers` 50 names at a time, at most `limit` rows; in a chunk, fields
+    last, then the index's order (name, row). A name can have more fields than the
+    cap (2,489 are named `list` in Linux): read in the index's order they left out
+    the struct `list`, which ranks above every one of them (`kind`): the answer."""
     if not lowers:
         return []
     out: list[Row] = []
@@ -62,13 +65,23 @@ def symbols_named(
         marks = ",".join("?" * len(chunk))
         out += _rows(
             conn.execute(
-                f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower IN ({marks}) LIMIT ?",
+                f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower IN ({marks})"
+                " ORDER BY s.kind = 'field', s.name_lower, s.id LIMIT ?",
                 (repo, *chunk, limit - len(out)),
             )
         )
         if len(out) >= limit:
             break
     return out
+
+
+def defines(conn: sqlite3.Connection, repo: int, lower: str) -> bool:
+    """Whether the index holds a definition whose lower-cased name is `lower` (one
+    index seek: no row decoded, none sorted)."""
+    row = conn.execute(
+        "SELECT 1 FROM symbols WHERE repository_id = ? AND name_lower = ? LIMIT 1", (repo, lower)
+    ).fetchone()
+    return row is not None
 
 
 def symbols_named_in_scope(
