@@ -138,9 +138,10 @@ class Searcher:
             # _merged orders by band first: when the kind reading filled the page with
             # exact or prefix matches, no abbreviation or near miss of the words can
             # enter it, and their layers (every fuzzy and typo read of `structfile`:
-            # ~60 ms on Linux's 4M names) are skipped
-            full = last is not None and len(last.hits) >= limit
-            floor = last.hits[limit - 1].score.parts[0][1] if full and last else 0.0
+            # ~80 ms on Linux's 4M names) are skipped
+            floor = 0.0
+            if last is not None and len(last.hits) >= limit:
+                floor = last.hits[limit - 1].score.parts[0][1]
             words_q = parse(query, kind_words=False)
             run = Run(self, words_q, limit, cancel, literal_only=floor >= WEIGHTS["prefix"])
             for batch in run.stages():
