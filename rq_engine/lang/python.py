@@ -17,7 +17,9 @@ Rules (what a developer jumps to):
   __name__ == "__main__":`, where every assignment is a local). Any other
   class-level public name, assigned or only annotated, is a field (Django's
   model fields, `list_display`, `template_name = None`: in a class body `None`
-  declares the attribute; attributes set on `self` are not read).
+  declares the attribute). A public attribute set on `self` in a method is a
+  field of its class too, at its first assignment in `__init__` (else the
+  first in another method): `_pyattrs`.
   Assignments inside functions are locals: skipped.
 - line is the `def`/`class` line (decorators excluded); end_line is the last
   statement of the body (a trailing comment inside the block is not).
@@ -47,7 +49,7 @@ import re
 
 from rq_engine.core.langspec import LanguageSpec
 from rq_engine.core.model import Kind, Symbol, Visibility
-from rq_engine.lang import _common, _pybodies, _refs, grammar
+from rq_engine.lang import _common, _pyattrs, _pybodies, _refs, grammar
 from rq_engine.lang._common import Node
 from rq_engine.lang.base import LanguagePlugin
 
@@ -157,6 +159,7 @@ class PythonPlugin(LanguagePlugin):
             # tree-sitter counts rows at `\n` only: every symbol would sit on line 1.
             # Same length, so byte offsets are unchanged.
             source = _LONE_CR.sub(b"\n", source)
+        text = source  # the bodies as written: instance attributes are read from them
         # bodies holding no definition are blanked to one `0` (_pybodies): half the
         # parse, the same symbols and lines
         source = _pybodies.blank_bodies(source)
@@ -235,6 +238,10 @@ class PythonPlugin(LanguagePlugin):
                         name = _common.text(source, left).split("[", 1)[0].strip()
                         found.append((node.start_byte, _symbol(node, name, Kind.TYPE, parent)))
         found.sort(key=_first)
+        attributes = _pyattrs.instance_attributes(text, [symbol for _, symbol in found])
+        if attributes:
+            found += attributes
+            found.sort(key=_first)
         return [symbol for _, symbol in found]
 
 

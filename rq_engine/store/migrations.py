@@ -301,6 +301,15 @@ STEPS.append(("m022_rust_members", reextract("rust")))
 STEPS.append(("m023_ts_interface_fields", reextract("typescript", "tsx")))
 
 
+# --- m024: Python instance attributes ------------------------------------------------
+#
+# m018 read a class's own attributes; those set on `self` in its methods were not:
+# `HttpRequest.META` answered the class Redirect.Meta, `Field.null` the class
+# NullBooleanField. A public `self.name = ...` is a field of its class now, at its first
+# assignment in `__init__` (else the first in another method): lang/_pyattrs.py.
+STEPS.append(("m024_python_instance_attributes", reextract("python")))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

@@ -170,7 +170,8 @@ def test_body_edit_moves_graph_identity_only_and_rename_moves_both(
     shop.write(
         "shop/payments.py",
         PAYMENTS.replace(
-            "        self.ledger = ledger\n", "        self.ledger = ledger\n        self.n = 0\n\n"
+            "        self.ledger = ledger\n",
+            "        self.ledger = ledger\n        assert ledger is not None\n\n",
         ),
     )
     assert rq("--index", ".", cwd=shop.root).code == 0
