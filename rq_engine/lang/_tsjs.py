@@ -226,7 +226,8 @@ class _Extractor:
         self.emit(node, name_node, name, kind, parent, self._vis(node, name, parent, ckind))
         if kind is Kind.CLASS:
             self.push(node, parent, name, _CLASS)
-        elif kind is Kind.INTERFACE:
+        elif kind is Kind.INTERFACE or _object_type(node):
+            # a type literal's members are an interface's (`type Options = { … }`)
             self.push(node, parent, name, _INTERFACE)
 
     def too_deep(self) -> bool:
@@ -376,6 +377,14 @@ class _Extractor:
             return
         self.emit(node, prop, name, kind, parent, Visibility.PUBLIC)
         self.push(node, parent, name, _CLASS if is_class else _FUNCTION)
+
+
+def _object_type(node: Any) -> bool:
+    """A type alias whose value is a type literal (`type P = { a: string }`)."""
+    if node.type != "type_alias_declaration":
+        return False
+    value = node.child_by_field_name("value")
+    return value is not None and value.type == "object_type"
 
 
 _DECL_KINDS: dict[str, Kind] = {

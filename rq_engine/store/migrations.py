@@ -310,6 +310,15 @@ STEPS.append(("m023_ts_interface_fields", reextract("typescript", "tsx")))
 STEPS.append(("m024_python_instance_attributes", reextract("python")))
 
 
+# --- m025: TypeScript type literals' members --------------------------------------------
+#
+# m023 read an interface's properties; a type alias of a type literal holds the same
+# (`export type Options = { readonly concurrency?: number }`, Zod's and Effect's option
+# bags): `Options.concurrency` answered "no match". Its members are read as an
+# interface's now: properties fields, function-typed ones and method signatures methods.
+STEPS.append(("m025_ts_type_literal_members", reextract("typescript", "tsx")))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

@@ -32,6 +32,10 @@
 (class_body (public_field_definition) @field)
 ; and so is every other interface property (`ZodTypeDef.errorMap`, `Span.attributes`)
 (interface_body (property_signature) @field)
+; a type literal's members are an interface's (`type Options = { readonly concurrency?: number }`)
+(type_alias_declaration value: (object_type (method_signature) @def))
+(type_alias_declaration value: (object_type (property_signature type: (type_annotation (function_type))) @def))
+(type_alias_declaration value: (object_type (property_signature) @field))
 
 ; module-level declarators (direct, exported, ambient `declare`, `export declare`)
 (program [(lexical_declaration (variable_declarator) @def)
