@@ -14,6 +14,14 @@ from __future__ import annotations
 import re
 
 from rq_engine.core.model import Kind, Symbol, Visibility
+from rq_engine.lang._tsnodes import (
+    DECL_KINDS,
+    def_line,
+    dotted,
+    is_type_literal,
+    member_name,
+    node_text,
+)
 
 TYPE_CHECKING = False  # `typing` (~3 ms) is for the type checker only
 if TYPE_CHECKING:
@@ -34,27 +42,6 @@ _SIGNATURES = frozenset({"function_signature", "method_signature", "abstract_met
 _NAME_TYPES = frozenset(
     {"identifier", "type_identifier", "property_identifier", "private_property_identifier"}
 )
-
-
-def _text(node: Any) -> str:
-    return bytes(node.text).decode("utf-8", "replace")
-
-
-def _def_line(node: Any, name: Any) -> int:
-    """1-based line of the definition keyword: skips decorators that the node may include."""
-    row: int = node.start_point[0]
-    if name is not None and name.start_point[0] != row:
-        for child in node.children:
-            if child.type not in ("decorator", "comment"):
-                return int(child.start_point[0]) + 1
-    return row + 1
-
-
-def _member_name(name: Any) -> str:
-    t = name.type
-    if t == "string":
-        return _text(name)[1:-1]
-    return _text(name)
 
 
 class _Extractor:
@@ -128,7 +115,7 @@ class _Extractor:
                     self.last_sig = -1
                 return
         if line is None:
-            line = _def_line(node, name_node)
+            line = def_line(node, name_node)
         out.append(Symbol(name, kind, line, end, parent, vis, self.language))
         self.last_sig = len(out) - 1 if signature else -1
 
@@ -143,6 +130,7 @@ class _Extractor:
         nodes.extend((n.start_byte, 1, n) for n in captures.get("member", ()))
         # (after a @def of the same node, which the loop keeps: a function-valued field)
         nodes.extend((n.start_byte, 2, n) for n in captures.get("field", ()))
+        nodes.extend((n.start_byte, 3, n) for n in captures.get("property", ()))
         nodes.sort(key=_first)
         stack = self.stack
         prev_id = -1
@@ -158,6 +146,8 @@ class _Extractor:
                 self.object_member(node, parent, ckind)
             elif code == 2:
                 self.field(node, parent, ckind)
+            elif code == 3:
+                self.parameter_property(node, parent)
             else:
                 self.visit(node, parent, ckind)
         return self.out
@@ -171,7 +161,19 @@ class _Extractor:
             vis = Visibility.PUBLIC
         else:
             vis = self._member_visibility(node, name_node)
-        self.emit(node, name_node, _member_name(name_node), Kind.FIELD, parent, vis)
+        self.emit(node, name_node, member_name(name_node), Kind.FIELD, parent, vis)
+
+    def parameter_property(self, node: Any, parent: str | None) -> None:
+        """`constructor(private readonly http: HttpClient)`: a field of the class (the
+        parent of the constructor, which is the innermost definition here)."""
+        name_node = node.child_by_field_name("pattern")
+        if name_node is None or name_node.type != "identifier":
+            return  # a destructured parameter declares no property
+        if parent is None or not parent.endswith(".constructor"):
+            return  # (a modifier on another method's parameter: not TypeScript)
+        vis = self._member_visibility(node, name_node)
+        owner = parent[: -len(".constructor")]
+        self.emit(node, name_node, node_text(name_node), Kind.FIELD, owner, vis)
 
     def visit(self, node: Any, parent: str | None, ckind: str | None) -> None:
         t = node.type
@@ -185,7 +187,7 @@ class _Extractor:
             name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
             if name_node is None:
                 return
-            name = _member_name(name_node)
+            name = member_name(name_node)
             vis = (
                 Visibility.PUBLIC
                 if ckind == _INTERFACE
@@ -198,7 +200,7 @@ class _Extractor:
         if name_node is None:
             return
         if t in ("method_definition", "method_signature", "abstract_method_signature"):
-            name = _member_name(name_node)
+            name = member_name(name_node)
             vis = (
                 Visibility.PUBLIC
                 if ckind == _INTERFACE
@@ -211,7 +213,7 @@ class _Extractor:
         if t in ("internal_module", "module"):
             self.namespace(node, name_node, parent, ckind)
             return
-        name = _text(name_node)
+        name = node_text(name_node)
         if t in ("function_declaration", "generator_function_declaration", "function_signature"):
             if self.too_deep():
                 return
@@ -220,13 +222,13 @@ class _Extractor:
             if t != "function_signature":
                 self.push(node, parent, name, _FUNCTION)
             return
-        kind = _DECL_KINDS.get(t)
+        kind = DECL_KINDS.get(t)
         if kind is None:
             return
         self.emit(node, name_node, name, kind, parent, self._vis(node, name, parent, ckind))
         if kind is Kind.CLASS:
             self.push(node, parent, name, _CLASS)
-        elif kind is Kind.INTERFACE or _object_type(node):
+        elif kind is Kind.INTERFACE or is_type_literal(node):
             # a type literal's members are an interface's (`type Options = { … }`)
             self.push(node, parent, name, _INTERFACE)
 
@@ -254,10 +256,10 @@ class _Extractor:
 
     def namespace(self, node: Any, name_node: Any, parent: str | None, ckind: str | None) -> None:
         if name_node.type == "string":
-            full = _text(name_node)[1:-1]
+            full = node_text(name_node)[1:-1]
             parts = [full]
         else:
-            full = _text(name_node)
+            full = node_text(name_node)
             parts = full.split(".")
         leaf = parts[-1]
         outer = ".".join(parts[:-1]) if len(parts) > 1 else ""
@@ -282,7 +284,7 @@ class _Extractor:
         name_node = node.child_by_field_name("name")
         if name_node is None or name_node.type != "identifier":
             return  # destructuring patterns bind no single definition
-        name = _text(name_node)
+        name = node_text(name_node)
         value = node.child_by_field_name("value")
         vt = value.type if value is not None else ""
         vis = self._vis(node, name, parent, ckind)
@@ -311,7 +313,7 @@ class _Extractor:
         holder = obj.parent if obj is not None else None
         if name_node is None or holder is None:
             return
-        name = _member_name(name_node)
+        name = member_name(name_node)
         if holder.type == "arguments":  # `const X = factory(…, { m() {} })`
             call = holder.parent
             holder = call.parent if call is not None else None
@@ -321,13 +323,13 @@ class _Extractor:
             owner_node = holder.child_by_field_name("name")
             if owner_node is None:
                 return
-            owner: str | None = _text(owner_node)
+            owner: str | None = node_text(owner_node)
             vis = self._vis(holder, owner or "", parent, ckind)
         else:  # assignment: `exports.x = {…}`, `module.exports = {…}`, `Foo.bar = {…}`
             left = holder.child_by_field_name("left")
             if left is None:
                 return
-            target = _text(left)
+            target = node_text(left)
             vis = Visibility.PUBLIC
             if target == "module.exports":
                 owner = None
@@ -353,20 +355,20 @@ class _Extractor:
         obj = left.child_by_field_name("object")
         if prop is None or obj is None or prop.type not in _NAME_TYPES:
             return
-        name = _text(prop)
+        name = node_text(prop)
         right = node.child_by_field_name("right")
         is_class = right is not None and right.type == "class"
         kind = Kind.CLASS if is_class else Kind.FUNCTION
         ot = obj.type
         if ot == "identifier":
-            owner = _text(obj)
+            owner = node_text(obj)
             if owner != "exports" and owner != "module":
                 # `Foo.create = function …`: a static member of Foo
                 parent, kind = owner, Kind.METHOD
         elif ot == "member_expression":
             # `Foo.prototype.m = …`, `app.util.m = …` (a namespace object),
             # `ns.Foo.prototype.m = …`: a member of the dotted path, `.prototype` dropped
-            path = _dotted(obj)
+            path = dotted(obj)
             if path is None:
                 return
             if path != "module.exports":
@@ -377,40 +379,6 @@ class _Extractor:
             return
         self.emit(node, prop, name, kind, parent, Visibility.PUBLIC)
         self.push(node, parent, name, _CLASS if is_class else _FUNCTION)
-
-
-def _object_type(node: Any) -> bool:
-    """A type alias whose value is a type literal (`type P = { a: string }`)."""
-    if node.type != "type_alias_declaration":
-        return False
-    value = node.child_by_field_name("value")
-    return value is not None and value.type == "object_type"
-
-
-_DECL_KINDS: dict[str, Kind] = {
-    "class_declaration": Kind.CLASS,
-    "abstract_class_declaration": Kind.CLASS,
-    "interface_declaration": Kind.INTERFACE,
-    "type_alias_declaration": Kind.TYPE,
-    "enum_declaration": Kind.ENUM,
-}
-
-
-def _dotted(node: Any) -> str | None:
-    """`a.b.c` for a member expression made of plain names only, else None (`this.x`, `f().y`)."""
-    parts: list[str] = []
-    while node.type == "member_expression":
-        prop = node.child_by_field_name("property")
-        if prop is None or prop.type != "property_identifier":
-            return None
-        parts.append(_text(prop))
-        node = node.child_by_field_name("object")
-        if node is None:
-            return None
-    if node.type != "identifier":
-        return None
-    parts.append(_text(node))
-    return ".".join(reversed(parts))
 
 
 def _first(item: tuple[int, int, Any]) -> tuple[int, int]:

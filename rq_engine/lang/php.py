@@ -8,8 +8,8 @@ Rules (what a developer jumps to):
   `function` -> function, a function in a class-like body -> method; class
   constants (`const A = 1, B = 2`, one per name) and enum cases -> constant;
   file-level `const X = 1` and `define('X', …)` -> constant; properties
-  (`protected $fillable = [...], $b;`, one per name, without the `$`) -> field
-  (constructor-promoted parameters are not read).
+  (`protected $fillable = [...], $b;`, one per name, without the `$`) and
+  constructor-promoted parameters (`__construct(private Foo $foo)`) -> field.
 - Namespaces (`namespace App\\Http;` up to the next one, or `namespace X { … }`)
   are the parent of what they hold: the parent chain is PHP's own, joined by
   `\\` (`App\\Http\\Kernel` for Kernel's methods), so the scope separator is `\\`
@@ -141,6 +141,8 @@ def _members(source: bytes, body: Node, parent: str, found: list[tuple[int, Symb
                 if name_node is not None:
                     name = _common.text(source, name_node)
                     found.append((node.start_byte, _symbol(node, name, Kind.METHOD, parent)))
+                    if name.lower() == "__construct":
+                        _promoted(source, node, parent, found)
             elif t == "const_declaration":
                 _constants(source, node, parent, found)
             elif t == "property_declaration":
@@ -185,6 +187,20 @@ def _properties(source: bytes, node: Node, parent: str, found: list[tuple[int, S
             found.append(
                 (element.start_byte, Symbol(name, Kind.FIELD, line, end, parent, vis, "php"))
             )
+
+
+def _promoted(source: bytes, ctor: Node, parent: str, found: list[tuple[int, Symbol]]) -> None:
+    """`__construct(private Foo $foo)`: a promoted parameter is a property of the class
+    (PHP 8), named without its `$`, its visibility as written."""
+    params = ctor.child_by_field_name("parameters")
+    for p in params.named_children if params is not None else ():
+        if p.type != "property_promotion_parameter":
+            continue
+        var = p.child_by_field_name("name")
+        name_node = var.named_child(0) if var is not None and var.type == "variable_name" else None
+        if name_node is not None and name_node.type == "name":
+            name = _common.text(source, name_node)
+            found.append((p.start_byte, _symbol(p, name, Kind.FIELD, parent)))
 
 
 def _define(source: bytes, node: Node, found: list[tuple[int, Symbol]]) -> None:

@@ -319,6 +319,15 @@ STEPS.append(("m024_python_instance_attributes", reextract("python")))
 STEPS.append(("m025_ts_type_literal_members", reextract("typescript", "tsx")))
 
 
+# --- m026: constructor parameters that declare properties (TypeScript, PHP) -------------
+#
+# `constructor(private readonly http: HttpClient)` (TypeScript) and PHP 8's
+# `__construct(private Router $router)` declare a property of the class in the
+# constructor's parameter list; m019 and m020 read only the class body's declarations,
+# so `Client.http` and `Kernel::router` answered "no match". They are fields now.
+STEPS.append(("m026_constructor_parameter_properties", reextract("typescript", "tsx", "php")))
+
+
 # --- the facts declared in core/columns.py since m001 -------------------------------
 #
 # Each adds its column under the step its declaration names, and the files it

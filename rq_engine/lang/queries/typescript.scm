@@ -32,6 +32,13 @@
 (class_body (public_field_definition) @field)
 ; and so is every other interface property (`ZodTypeDef.errorMap`, `Span.attributes`)
 (interface_body (property_signature) @field)
+; a constructor's parameter properties are its class's fields
+; (`constructor(private readonly http: HttpClient)`); the plugin keeps a constructor's only
+(class_body (method_definition
+  parameters: (formal_parameters [(required_parameter (accessibility_modifier))
+                                  (required_parameter "readonly")
+                                  (optional_parameter (accessibility_modifier))
+                                  (optional_parameter "readonly")] @property)))
 ; a type literal's members are an interface's (`type Options = { readonly concurrency?: number }`)
 (type_alias_declaration value: (object_type (method_signature) @def))
 (type_alias_declaration value: (object_type (property_signature type: (type_annotation (function_type))) @def))
