@@ -56,3 +56,10 @@ def ask_fixture(tag: str, corpus: dict[str, str], limit: int) -> Any:
         yield from served(tmp_path_factory.mktemp(tag), "repo", corpus, limit)
 
     return ask
+
+
+def top(ask: Ask, query: str) -> tuple[str, int, str]:
+    """The first hit's (path, line, kind): where a query sends the developer."""
+    hits = ask(query)
+    assert hits, f"no hit for {query!r}"
+    return (hits[0].path, hits[0].line, hits[0].kind)

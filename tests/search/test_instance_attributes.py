@@ -5,7 +5,7 @@ answered by the QueryService every face calls."""
 
 from __future__ import annotations
 
-from tests.search.served import Ask, ask_fixture
+from tests.search.served import Ask, ask_fixture, top
 
 CORPUS = {
     "http/request.py": (
@@ -31,23 +31,19 @@ ask = ask_fixture("attrs", CORPUS, 5)
 
 
 def test_an_attribute_set_in_init_answers_its_scoped_name(ask: Ask) -> None:
-    hits = ask("HttpRequest.META")
-    assert (hits[0].path, hits[0].line, hits[0].kind) == ("http/request.py", 4, "field")
-    hits = ask("HttpRequest.GET")
-    assert (hits[0].path, hits[0].line, hits[0].kind) == ("http/request.py", 3, "field")
+    assert top(ask, "HttpRequest.META") == ("http/request.py", 4, "field")
+    assert top(ask, "HttpRequest.GET") == ("http/request.py", 3, "field")
 
 
 def test_an_attribute_first_set_outside_init_is_declared_where_it_is_first_set(
     ask: Ask,
 ) -> None:
-    hits = ask("HttpRequest.body")
-    assert (hits[0].path, hits[0].line, hits[0].kind) == ("http/request.py", 10, "field")
+    assert top(ask, "HttpRequest.body") == ("http/request.py", 10, "field")
 
 
 def test_each_attribute_of_a_tuple_assignment_is_declared(ask: Ask) -> None:
     for query in ("HttpRequest.path", "HttpRequest.method"):
-        hits = ask(query)
-        assert (hits[0].path, hits[0].line, hits[0].kind) == ("http/request.py", 6, "field")
+        assert top(ask, query) == ("http/request.py", 6, "field")
 
 
 def test_a_private_attribute_is_not_a_definition(ask: Ask) -> None:

@@ -5,7 +5,7 @@ by the real `rq --index`, answered by the QueryService every face calls."""
 
 from __future__ import annotations
 
-from tests.search.served import Ask, ask_fixture
+from tests.search.served import Ask, ask_fixture, top
 
 CORPUS = {
     "web/client.ts": (
@@ -27,14 +27,12 @@ ask = ask_fixture("params", CORPUS, 5)
 
 
 def test_a_typescript_parameter_property_is_a_field_of_its_class(ask: Ask) -> None:
-    hits = ask("Client.http")
-    assert (hits[0].path, hits[0].line, hits[0].kind) == ("web/client.ts", 3, "field")
+    assert top(ask, "Client.http") == ("web/client.ts", 3, "field")
     assert ask("Client.baseUrl")[0].line == 4
 
 
 def test_a_php_promoted_parameter_is_a_property_of_its_class(ask: Ask) -> None:
-    hits = ask("Kernel::router")
-    assert (hits[0].path, hits[0].line, hits[0].kind) == ("app/Kernel.php", 6, "field")
+    assert top(ask, "Kernel::router") == ("app/Kernel.php", 6, "field")
 
 
 def test_a_plain_parameter_declares_nothing(ask: Ask) -> None:
