@@ -197,6 +197,8 @@ def _promoted(source: bytes, ctor: Node, parent: str, found: list[tuple[int, Sym
         if p.type != "property_promotion_parameter":
             continue
         var = p.child_by_field_name("name")
+        if var is not None and var.type == "by_ref":  # `private array &$x`
+            var = var.named_child(0)
         name_node = var.named_child(0) if var is not None and var.type == "variable_name" else None
         if name_node is not None and name_node.type == "name":
             name = _common.text(source, name_node)

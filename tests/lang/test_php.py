@@ -72,6 +72,19 @@ def test_html_around_php_and_no_namespace() -> None:
     ]
 
 
+def test_promoted_parameters_by_value_and_by_reference_are_fields() -> None:
+    src = (
+        b"<?php\nclass Cache {\n    public function __CONSTRUCT(\n"
+        b"        protected array &$store,\n        #[Sensitive] private string $key,\n"
+        b"        int $ttl,\n    ) {}\n    public function put(int $ttl) {}\n}\n"
+    )
+    rows = [(s.name, s.kind, s.line, s.visibility.value) for s in PhpPlugin().extract(src)]
+    assert [r for r in rows if r[1] is Kind.FIELD] == [
+        ("store", Kind.FIELD, 4, "protected"),
+        ("key", Kind.FIELD, 5, "private"),
+    ]
+
+
 @pytest.mark.corpus
 @pytest.mark.skipif(not have("ctags"), reason="universal-ctags not installed")
 def test_recall_against_ctags_on_laravel_database() -> None:

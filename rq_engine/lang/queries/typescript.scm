@@ -36,8 +36,10 @@
 ; (`constructor(private readonly http: HttpClient)`); the plugin keeps a constructor's only
 (class_body (method_definition
   parameters: (formal_parameters [(required_parameter (accessibility_modifier))
+                                  (required_parameter (override_modifier))
                                   (required_parameter "readonly")
                                   (optional_parameter (accessibility_modifier))
+                                  (optional_parameter (override_modifier))
                                   (optional_parameter "readonly")] @property)))
 ; a type literal's members are an interface's (`type Options = { readonly concurrency?: number }`)
 (type_alias_declaration value: (object_type (method_signature) @def))
