@@ -79,6 +79,10 @@ class _Extractor:
         if name.type == "private_property_identifier":
             return Visibility.PRIVATE
         m = _PRIVATE_RE.search(self.source, node.start_byte, name.start_byte)
+        if m is not None and node.children[0].type == "decorator":
+            # the words may be a decorator's (`@Inject('private') public a`): read after them
+            after = max(c.end_byte for c in node.children if c.type == "decorator")
+            m = _PRIVATE_RE.search(self.source, after, name.start_byte)
         if m is None:
             return Visibility.PUBLIC
         return Visibility.PRIVATE if m.group(1) == b"private" else Visibility.PROTECTED

@@ -191,3 +191,13 @@ def test_methods_handed_to_the_factory_of_a_named_value_belong_to_it() -> None:
         ("Comp", "run", Kind.METHOD, 9, 9),
         (None, "f", Kind.FUNCTION, 12, 14),  # locals inside f, and their objects, are not API
     ]
+
+
+def test_a_decorators_words_are_not_the_members_visibility() -> None:
+    # `private` inside a decorator's arguments is a string, not the member's modifier
+    src = (
+        b"class A {\n  @Input('protected') d: string;\n  @Dec() private b: B;\n"
+        b"  constructor(@Inject('private') public c: C) {}\n}\n"
+    )
+    got = [(s.name, s.visibility.value) for s in TypeScriptPlugin().extract(src)]
+    assert ("d", "public") in got and ("b", "private") in got and ("c", "public") in got
