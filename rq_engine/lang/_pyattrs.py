@@ -1,7 +1,7 @@
 """Python instance attributes: `self.name = ...` in a method declares `Class.name`.
 
 Most of what a Python class holds is set on `self` (`HttpRequest.META`,
-`Field.null`, `Thread.daemon` in CPython's threading): a developer jumps to them
+`Field.null`, `Logger.level` in CPython's logging): a developer jumps to them
 as to any member, and without them `Field.null` answered the class
 NullBooleanField. The walk (python.py) never enters most function bodies (it
 blanks them: _pybodies), so they are found here, by one literal-led pattern
