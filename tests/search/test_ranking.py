@@ -193,6 +193,8 @@ CORPUS = {
         "    return LocalModel\n"
     ),
     "collections/__init__.py": "def namedtuple():\n    pass\n\n\nclass deque:\n    pass\n",
+    "src/strconv/atoi.go": "package strconv\n\nfunc ParseInt(s string) int {\n\treturn 0\n}\n",
+    "src/fmt/print.go": "package fmt\n\nfunc Print(a string) {}\n",
     "package/src/Effect.ts": "export function gen() {\n  return 1;\n}\n",
     "package/src/internal/effect.ts": "export function gen() {\n  return 2;\n}\n",
     "_pydecimal.py": "class Context:\n    pass\n",
@@ -630,6 +632,16 @@ def test_a_whole_consonant_skeleton_is_an_abbreviation(ask: Ask) -> None:
     assert (hits[0].name, quality(hits[0])) == ("schedule", "skeleton")
     assert parts(hits[0])["skeleton"] == WEIGHTS["skeleton"] == WEIGHTS["abbrev"]
     assert quality(find(ask("schdle"), "schedule")) == "subseq"  # an e kept: a subsequence
+
+
+def test_a_skeleton_may_keep_a_word_s_leading_vowel(ask: Ask) -> None:
+    # parse → prs, Int → int: each word's first letter, then its consonants. As a
+    # subsequence ParseInt ranked below Print, which the query misses by one letter
+    hits = ask("prsint")
+    assert (hits[0].name, quality(hits[0])) == ("ParseInt", "skeleton")
+    assert quality(find(hits, "Print")) == "typo"
+    assert quality(find(ask("prsnt"), "ParseInt")) == "skeleton"  # (the vowel left out)
+    assert quality(find(ask("prsent"), "ParseInt")) == "subseq"  # not a word's first letter
 
 
 def test_words_typed_apart_match_every_spelling_of_them_alike(ask: Ask) -> None:

@@ -282,10 +282,12 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
     eff = [starts[k] and (hump_ok is None or hump_ok[j][k]) for j, k in enumerate(pos)]
     evidence, abbrev = _runs(pos, eff)
     cls = "abbrev" if abbrev else "subseq"
-    if not abbrev and len(q) >= SKELETON_MIN and q == skeleton(name):
+    if not abbrev and len(q) >= SKELETON_MIN and _is_skeleton(q, name, low, starts):
         # The name's whole consonant skeleton (`schdl` → schedule, `uslp` → usleep):
         # the other way a name is abbreviated, its vowels dropped. As a subsequence it
         # lost to any name whose word starts the letters happen to hit (sched_dl_entity).
+        # A word that starts with a vowel may keep it, as its first letter (`prsint` →
+        # parseInt, `adurl` → audio_url): the print one slip away took parseInt's place.
         cls = "skeleton"
     # The whole name with a letter left out (`validats`, `contexmanager`) is a near
     # miss of it, ranked as match_typo ranks one: in the abbreviation band, every
@@ -318,6 +320,19 @@ def match_fuzzy(leaf: str, name: str) -> NameMatch | None:
         parts.append(("late_start", WEIGHTS["late_start"]))
     parts += joiner_parts(leaf, name)
     return NameMatch(cls, tuple(parts), tuple(idx[k] for k in pos), evidence)
+
+
+def _is_skeleton(q: str, name: str, low: str, starts: list[bool]) -> bool:
+    """`q` is the name's consonant skeleton, or each word's first letter and its
+    consonants (`parseInt` → `prsint`: a word's leading vowel kept). `low` is the
+    folded name, `starts` its word starts."""
+    skel = skeleton(name)
+    if q == skel:
+        return True
+    # (keeping vowels only makes it longer)
+    return len(q) > len(skel) and q == "".join(
+        c for j, c in enumerate(low) if j == 0 or starts[j] or c not in _VOWEL_SET
+    )
 
 
 def ends_with_joiner(leaf: str) -> bool:
