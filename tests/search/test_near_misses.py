@@ -235,6 +235,7 @@ _HOLDERS = "".join(f"def dxrcr{i:03d}():\n    pass\n\n" for i in range(400))
 def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ask]:
     corpus = {
         "lib2to3/fix_idioms.py": "def transform_isinstance():\n    pass\n",
+        "ssp.py": "def tya_ssp_request_of():\n    pass\n",
         "tests/test_many.py": _CROWD,
         "reset.py": "def devm_reset_controller_register():\n    pass\n",
         "holders.py": _HOLDERS,
@@ -249,6 +250,16 @@ def test_a_two_edit_slip_early_in_a_name_is_found_past_a_crowded_first_letter(
     # around the query's own first two letters rather than the letter's first 15,000
     h = crowd("trnasfom_isinstance")[0]
     assert (h.name, quality(h)) == ("transform_isinstance", "typo")
+    assert parts(h)["typo_edit"] == 2 * WEIGHTS["typo_edit"]
+
+
+def test_a_two_edit_slip_at_the_second_letter_is_found_past_a_crowded_first_letter(
+    crowd: Ask,
+) -> None:
+    # `tz`: no name sorts after it, and the answer comes after the 16,000 `test_*`
+    # names below it: one window's worth, so the search reads further down instead
+    h = crowd("tza_sp_request_of")[0]
+    assert (h.name, quality(h)) == ("tya_ssp_request_of", "typo")
     assert parts(h)["typo_edit"] == 2 * WEIGHTS["typo_edit"]
 
 
