@@ -19,9 +19,19 @@ from __future__ import annotations
 import os
 import time
 
+from rq_engine.core.identity import git_dir
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import gitstate, pathspec
-from rq_engine.index.dirrecord import DIRS, _dirs, _ignored_dirs, _same_dirs, dir_keys, dirs_of
+from rq_engine.index.dirrecord import (
+    DIRS,
+    _dirs,
+    _ignored_dirs,
+    _same_dirs,
+    dir_keys,
+    dirs_of,
+    rule_files,
+    rules_moved,
+)
 from rq_engine.index.fresh import (
     Key,
     Moved,
@@ -164,7 +174,8 @@ def _decide(
         # never starts one, or directories it does not know would look unchanged)
         new_homes = dirs_of(s.dirty)
         ignored = _ignored_dirs(conn, root) - new_homes
-        record = dir_keys(root, {*dirs, *new_homes} - ignored, since, ignored)
+        rules = rule_files(s.dirty, git_dir(root))  # (a new `.gitignore`, info/exclude)
+        record = dir_keys(root, {*dirs, *new_homes} - ignored, since, ignored, rules)
     tracked = _tracked(conn, root)
     old_head = tracked.head
     new_head = _head_of(st)
@@ -194,7 +205,9 @@ def _decide(
     if quick:
         # untracked files git did not list this time: the held ones are still held
         held.update((p, stat_key(root, p)) for p in tracked.held if p not in held)
-    if _ignore_rules_moved(root, s, paths, tracked, held):
+    if _ignore_rules_moved(root, s, paths, tracked, held) or (
+        not quick and rules_moved(root, dirs)
+    ):
         walk = True  # what git lists changed with no file changing: let the walk decide
     keep = sorted(p for p in paths if language_for_path(p))
     return Moved(keep, walk, st, held, record)

@@ -5,6 +5,7 @@ suspended triggers. Used by index/indexer.run_index only; stdlib + rq_engine.ind
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 
@@ -43,10 +44,17 @@ def rel(path: str) -> str:
 
 
 def collect(
-    paths: Sequence[str], root: str, states: dict[str, writes.FileState], stats: IndexStats
+    paths: Sequence[str],
+    root: str,
+    states: dict[str, writes.FileState],
+    stats: IndexStats,
+    *,
+    given: bool = False,
 ) -> tuple[list[Job], list[int], set[str]]:
     """Which of `paths` to parse (new, or mtime/size moved), which indexed files lose
-    their rows (vanished, skipped, failed now), and which paths were listed."""
+    their rows (vanished, skipped, failed now), and which paths were listed. `given`:
+    the paths were named (a check's, a revalidation's), not listed by git or a walk,
+    so one behind a linked directory is possible, and is gone as git sees it."""
     limit = max_file_bytes()
     listed: set[str] = set()
     jobs: list[Job] = []
@@ -77,6 +85,8 @@ def collect(
         full = os.path.join(root, path)
         try:
             s = os.lstat(full)  # a symlink is a link (index/reading.py): never followed
+            if given and "/" in path and reading.behind_link(root, path):
+                raise FileNotFoundError(errno.ENOENT, "behind a symlink")
             reading.check(s)
         except FileNotFoundError:
             if old is not None:

@@ -1,6 +1,13 @@
-"""The directory record (D33): every directory git lists files in, with its mtime,
+"""The directory record (D33): every directory git lists files in, with its ctime,
 and the directories below them that no listed file shows — so a miss's check
 knows without git's untracked scan that no file was added, deleted or renamed.
+
+A directory's ctime, not its mtime: adding a file sets both, but `touch -d`,
+`tar -x` and `cp -a` put an mtime back (a new file then left no trace), and
+nothing but the clock sets a ctime. The record also holds the files whose
+rules decide what git lists — every `.gitignore` and the repository's
+`info/exclude` (by absolute path) — whose edit in place changes no directory,
+yet makes a file appear in git's listing or leave it.
 
 Stdlib, rq_engine.core and rq_engine.index.gitstate only (on a miss's path).
 """
@@ -14,11 +21,28 @@ from collections.abc import Iterable
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import gitstate
 
-DIRS = "dirs:"  # + checkout root -> marshal of {dir: mtime ns}: every directory git lists files in
+DIRS = "dirs:"  # + checkout root -> marshal of {dir or rule file: ctime ns}: every directory git lists files in
 # + checkout root -> the directories git ignores below the record's, "\0"-joined (kept
 # apart so `dirs:` holds only what a check compares, as rq before them expects)
 IGNORED_DIRS = "ignored:"
-IGNORED = -1  # a directory's mtime in what dir_keys returns when git ignores it
+IGNORED = -1  # a directory's ctime in what dir_keys returns when git ignores it
+#: a file of ignore rules inside the work tree (the record holds each one, as a file)
+IGNORE_FILE = ".gitignore"
+
+
+def rule_files(paths: Iterable[str], git_dir: str | os.PathLike[str] | None) -> list[str]:
+    """The files of `paths` (a listing) whose rules decide what git lists, and the
+    repository's `info/exclude` by absolute path: what dir_keys records as files."""
+    out = [p for p in paths if p.rpartition("/")[2] == IGNORE_FILE]
+    if git_dir is not None:
+        exclude = os.path.join(os.fspath(git_dir), "info", "exclude")
+        if os.path.isfile(exclude):
+            out.append(exclude)
+    return out
+
+
+def _is_rule_file(key: str) -> bool:
+    return os.path.isabs(key) or key.rpartition("/")[2] == IGNORE_FILE
 
 
 def dirs_of(paths: Iterable[str]) -> set[str]:
@@ -37,18 +61,24 @@ def dir_keys(
     dirs: Iterable[str],
     since_ns: int,
     ignored: Iterable[str] = (),
+    files: Iterable[str] = (),
 ) -> dict[str, int]:
-    """The directory record: each of `dirs` with its mtime (ns), 0 for one that changed
+    """The directory record: each of `dirs` with its ctime (ns), 0 for one that changed
     after `since_ns` (while the caller listed or checked: the next check cannot trust
     it) — and the directories below them that no listed file shows. A file made later
-    in one of those changes only its mtime, so each is recorded too: IGNORED when git
+    in one of those changes only its ctime, so each is recorded too: IGNORED when git
     ignores it (or it is another repository: nothing there is ever listed), else with
-    its mtime (an empty directory, one of ignored files, one a checkout brought).
-    `ignored`: directories an earlier record found ignored (not asked again).
+    its ctime (an empty directory, one of ignored files, one a checkout brought).
+    `ignored`: directories an earlier record found ignored (not asked again). `files`
+    (rule_files), and the rule files among `dirs` (an earlier record's), are recorded
+    with their ctimes too, as they are: nothing below them to read.
 
     A directory's link count is 2 + its subdirectories (ext4, xfs, tmpfs), so only one
     with more than the record knows is read (other file systems: every one is read)."""
     base = os.fspath(root)
+    listed = set(dirs)
+    rules = {d for d in listed if _is_rule_file(d)} | set(files)
+    dirs = listed - rules
     out = {d: IGNORED for d in ignored if os.path.lexists(os.path.join(base, d))}
     out.update((d, IGNORED) for d in dirs if d.rpartition("/")[2] == ".git")  # git's own
     watched = {d for d in dirs if d not in out}
@@ -64,9 +94,15 @@ def dir_keys(
             st = os.stat(os.path.join(base, d) if d else base)
         except OSError:
             continue
-        out[d] = st.st_mtime_ns if st.st_mtime_ns < since_ns else 0
+        out[d] = st.st_ctime_ns if st.st_ctime_ns < since_ns else 0
         if st.st_nlink < 2 or st.st_nlink - 2 > subdirs.get(d, 0):
             unread.append(d)
+    for f in rules:
+        try:
+            c = os.stat(os.path.join(base, f)).st_ctime_ns
+        except OSError:
+            continue  # gone: its directory's ctime says so
+        out[f] = c if c < since_ns else 0
     # level by level, so a directory git ignores is never entered
     level = _unknown_subdirs(base, unread, known)
     while level:
@@ -79,7 +115,7 @@ def dir_keys(
                 out[d] = IGNORED
                 continue
             try:
-                m = os.stat(os.path.join(base, d)).st_mtime_ns
+                m = os.stat(os.path.join(base, d)).st_ctime_ns
             except OSError:
                 continue
             out[d] = m if m < since_ns else 0
@@ -140,11 +176,27 @@ def _ignored_dirs(conn: sqlite3.Connection, root: str) -> set[str]:
     return set(str(row[0]).split("\0")) - {""} if row else set()
 
 
+def rules_moved(root: str, dirs: dict[str, int]) -> bool:
+    """Whether a rule file of the record (`.gitignore`, `info/exclude`) changed or went:
+    what git lists may then differ with no file changing (a newly ignored file is
+    simply no longer listed), which only a walk settles."""
+    for key, c in dirs.items():
+        if _is_rule_file(key):
+            try:
+                if os.stat(os.path.join(root, key)).st_ctime_ns != c:
+                    return True
+            except OSError:
+                return True
+    return False
+
+
 def _same_dirs(root: str, dirs: dict[str, int]) -> bool:
-    """No directory git would look in gained or lost an entry since it was recorded:
-    then no file was added, deleted or renamed (an edit in place leaves its directory
-    alone, and `git status` without untracked files still sees it). ~1.5 µs a
-    directory: relative to the root's descriptor, the kernel walks fewer names."""
+    """No directory git would look in gained or lost an entry since it was recorded,
+    and no rule file changed: then no file was added, deleted or renamed, nor came
+    into or left git's listing (an edit in place leaves its directory alone, and
+    `git status` without untracked files still sees it). ~1.5 µs a directory:
+    relative to the root's descriptor, the kernel walks fewer names (an absolute
+    key, `info/exclude`, is stat'ed as it is)."""
     stat = os.stat
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
@@ -152,7 +204,7 @@ def _same_dirs(root: str, dirs: dict[str, int]) -> bool:
         return False
     try:
         for d, m in dirs.items():
-            if not m or stat(d or ".", dir_fd=fd).st_mtime_ns != m:
+            if not m or stat(d or ".", dir_fd=fd).st_ctime_ns != m:
                 return False
     except OSError:
         return False

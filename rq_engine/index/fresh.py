@@ -69,9 +69,16 @@ Key = tuple[int, int] | None  # (mtime ns, size) of a file, None when it does no
 
 
 def stat_key(root: str | os.PathLike[str], path: str) -> Key:
+    """The file's (mtime, size) as the indexer sees it: of the link when it is a
+    symlink (never followed: a file replaced by a link to its new place has moved),
+    None when it is absent or behind a linked directory (git lists nothing there)."""
+    from rq_engine.index.reading import behind_link  # (a check's, never a hit's)
+
     try:
-        st = os.stat(os.path.join(root, path))
+        st = os.lstat(os.path.join(root, path))
     except OSError:
+        return None
+    if "/" in path and behind_link(os.fspath(root), path):
         return None
     return (st.st_mtime_ns, st.st_size)
 

@@ -70,6 +70,22 @@ def _pseudo() -> frozenset[int]:
     return _pseudo_devs
 
 
+def behind_link(root: str, rel: str) -> bool:
+    """Whether a directory on the way to `rel` (repo-relative, `/`-separated) is a
+    symlink. An lstat of the path goes through it, yet git lists nothing beyond a
+    link, and neither does rq: `pkg` replaced by a link to `pkg2` leaves `pkg/x.py`
+    deleted, and its rows would outlive it (`pkg2/x.py` indexed beside them)."""
+    d = rel.rpartition("/")[0]
+    while d:
+        try:
+            if stat.S_ISLNK(os.lstat(os.path.join(root, d)).st_mode):
+                return True
+        except OSError:
+            return False
+        d = d.rpartition("/")[0]
+    return False
+
+
 def check(st: os.stat_result) -> None:
     """Raise Refused unless `st` (an lstat) is a regular file rq may open."""
     mode = st.st_mode

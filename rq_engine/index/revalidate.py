@@ -42,7 +42,7 @@ def stale_files(
         moved = []
         for p in want:
             try:
-                st = os.stat(os.path.join(root, p))
+                st = os.lstat(os.path.join(root, p))  # (a file now a link: moved)
                 now: tuple[object, object] | None = (st.st_mtime_ns, st.st_size)
             except OSError:
                 now = None

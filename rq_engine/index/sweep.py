@@ -160,11 +160,14 @@ class Pass:
                 stats.errors.append(w.note)
             paths = w.paths
             if w.via == "git" and not req.subtrees and not req.tiers_only:
-                stats.dirs = dirrecord.dir_keys(root, dirrecord.dirs_of(paths), w.started_ns)
+                rules = dirrecord.rule_files(paths, self.checkout.git_dir)
+                stats.dirs = dirrecord.dir_keys(
+                    root, dirrecord.dirs_of(paths), w.started_ns, files=rules
+                )
         else:
             paths = given or []
             stats.walked_via = "given"
-        jobs, doomed, listed = batch.collect(paths, root, states, stats)
+        jobs, doomed, listed = batch.collect(paths, root, states, stats, given=pending_walk is None)
         if not self.targeted:
             prefixes = [s.strip("/") + "/" for s in req.subtrees if s.strip("/") not in ("", ".")]
             for path, old in states.items():

@@ -107,7 +107,8 @@ def _listed_dirs(checkout: Checkout) -> dict[str, int] | None:
     w = walker.walk(checkout.root, git=True)
     if w.via != "git":
         return None
-    return dirrecord.dir_keys(checkout.root, dirrecord.dirs_of(w.paths), w.started_ns)
+    rules = dirrecord.rule_files(w.paths, checkout.git_dir)
+    return dirrecord.dir_keys(checkout.root, dirrecord.dirs_of(w.paths), w.started_ns, files=rules)
 
 
 def active_files(
