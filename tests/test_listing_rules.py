@@ -106,3 +106,16 @@ def test_a_directory_replaced_by_a_link_to_its_new_place(
     assert miss(rq, repo, quiet).code == 1
     r = q(rq, repo, "slugify", quiet)
     assert (r.code, locs(r)) == (0, ["lib2/util.py:1"]), r.err
+
+
+def test_a_malformed_size_limit_drops_no_file(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], quiet: dict[str, str]
+) -> None:
+    # `-1` read as a limit made every file too big: the edited file's rows went
+    repo = indexed(make_repo, rq, quiet)
+    with open(repo.root / "lib/util.py", "a") as f:
+        f.write("\ndef appended_later():\n    pass\n")
+    for bad in ("-1", "0", "abc"):
+        r = q(rq, repo, "appended_later", {**quiet, "RQ_MAX_FILE_BYTES": bad})
+        assert (r.code, locs(r)) == (0, ["lib/util.py:4"]), (bad, r.err)
+        assert locs(q(rq, repo, "slugify", quiet)) == ["lib/util.py:1"], bad

@@ -69,11 +69,14 @@ class Parsed(Record):
 
 
 def max_file_bytes() -> int:
-    raw = os.environ.get("RQ_MAX_FILE_BYTES", "")
+    """RQ_MAX_FILE_BYTES: a whole number of bytes above 0; unset or malformed (`abc`,
+    `-1`, `0`: every file too big, which would empty the index) keeps the default."""
+    raw = os.environ.get("RQ_MAX_FILE_BYTES", "").strip()
     try:
-        return int(raw) if raw else DEFAULT_MAX_FILE_BYTES
+        n = int(raw) if raw else DEFAULT_MAX_FILE_BYTES
     except ValueError:
         return DEFAULT_MAX_FILE_BYTES
+    return n if n > 0 else DEFAULT_MAX_FILE_BYTES
 
 
 try:  # hashlib would also load OpenSSL's _hashlib (~2 ms) for a hash it does not need
