@@ -195,6 +195,7 @@ CORPUS = {
     "collections/__init__.py": "def namedtuple():\n    pass\n\n\nclass deque:\n    pass\n",
     "src/strconv/atoi.go": "package strconv\n\nfunc ParseInt(s string) int {\n\treturn 0\n}\n",
     "src/fmt/print.go": "package fmt\n\nfunc Print(a string) {}\n",
+    "geo/ages.py": "def min_age():\n    pass\n",
     "package/src/Effect.ts": "export function gen() {\n  return 1;\n}\n",
     "package/src/internal/effect.ts": "export function gen() {\n  return 2;\n}\n",
     "_pydecimal.py": "class Context:\n    pass\n",
@@ -642,6 +643,8 @@ def test_a_skeleton_may_keep_a_word_s_leading_vowel(ask: Ask) -> None:
     assert quality(find(hits, "Print")) == "typo"
     assert quality(find(ask("prsnt"), "ParseInt")) == "skeleton"  # (the vowel left out)
     assert quality(find(ask("prsent"), "ParseInt")) == "subseq"  # not a word's first letter
+    # the consonants alone make the four letters a skeleton needs: m-n-g is three
+    assert quality(find(ask("mnag"), "min_age")) == "subseq"
 
 
 def test_words_typed_apart_match_every_spelling_of_them_alike(ask: Ask) -> None:

@@ -329,8 +329,9 @@ def _is_skeleton(q: str, name: str, low: str, starts: list[bool]) -> bool:
     skel = skeleton(name)
     if q == skel:
         return True
-    # (keeping vowels only makes it longer)
-    return len(q) > len(skel) and q == "".join(
+    # (keeping vowels only makes it longer; the kept vowels are not letters toward
+    # SKELETON_MIN: `mnag` is Manager's near miss, not min_age's m-n-ag)
+    return len(q) > len(skel) >= SKELETON_MIN and q == "".join(
         c for j, c in enumerate(low) if j == 0 or starts[j] or c not in _VOWEL_SET
     )
 
