@@ -12,12 +12,14 @@ outside the recheck window (test_miss_freshness's `quiet`).
 
 from __future__ import annotations
 
+import marshal
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from tests.conftest import Repo, Run
 from tests.test_miss_freshness import FILES, miss, q, quiet, spy
-from tests.test_warming import locs
+from tests.test_warming import db, locs
 
 __all__ = ["quiet", "spy"]  # (fixtures, used by name)
 
@@ -119,3 +121,49 @@ def test_a_malformed_size_limit_drops_no_file(
         r = q(rq, repo, "appended_later", {**quiet, "RQ_MAX_FILE_BYTES": bad})
         assert (r.code, locs(r)) == (0, ["lib/util.py:4"]), (bad, r.err)
         assert locs(q(rq, repo, "slugify", quiet)) == ["lib/util.py:1"], bad
+
+
+def test_a_rule_dropped_from_a_worktrees_shared_exclude(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], quiet: dict[str, str]
+) -> None:
+    main = make_repo(FILES)
+    wt = Repo(main.root.parent / "wt")
+    main.git("worktree", "add", "-q", str(wt.root))
+    exclude = Path(main.git("rev-parse", "--git-common-dir").strip())
+    exclude = (exclude if exclude.is_absolute() else main.root / exclude) / "info/exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    exclude.write_text("ex.py\n")  # (a linked worktree has no info/exclude of its own)
+    wt.write("ex.py", "def excluded_fn():\n    pass\n")
+    settled(wt, rq, quiet)
+    assert q(rq, wt, "excluded_fn", quiet).code == 1
+    exclude.write_text("")
+    r = q(rq, wt, "excluded_fn", quiet)
+    assert (r.code, locs(r)) == (0, ["ex.py:1"]), r.err
+
+
+def test_a_record_an_older_rq_wrote_is_made_again(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], quiet: dict[str, str]
+) -> None:
+    # An older rq recorded mtimes under `dirs:`, and no rule files. A directory's ctime
+    # is its mtime until something puts the mtime back, so read as ctimes that record
+    # would pass, and an exclude rule dropped later would never be seen.
+    repo = make_repo(FILES)
+    exclude = repo.root / ".git/info/exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    exclude.write_text("ex.py\n")
+    repo.write("ex.py", "def excluded_fn():\n    pass\n")
+    settled(repo, rq, quiet)
+    conn = db()
+    with conn:  # (the record as an older rq left it: its directories, under its key)
+        ((key, blob),) = conn.execute(
+            "SELECT key, value FROM meta WHERE key LIKE 'dirc:%' OR key LIKE 'dirs:%'"
+        ).fetchall()
+        dirs = {d: m for d, m in marshal.loads(blob).items() if d in ("", "app", "lib")}
+        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        conn.execute("INSERT INTO meta VALUES (?, ?)", ("dirs:" + key[5:], marshal.dumps(dirs)))
+    conn.close()
+    for _ in range(2):
+        assert miss(rq, repo, quiet).code == 1
+    exclude.write_text("")
+    r = q(rq, repo, "excluded_fn", quiet)
+    assert (r.code, locs(r)) == (0, ["ex.py:1"]), r.err

@@ -18,10 +18,15 @@ import marshal
 import os
 from collections.abc import Iterable
 
+from rq_engine.core.identity import common_dir
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import gitstate
 
-DIRS = "dirs:"  # + checkout root -> marshal of {dir or rule file: ctime ns}: every directory git lists files in
+DIRS = "dirc:"  # + checkout root -> marshal of {dir or rule file: ctime ns}: every directory git lists files in
+# An older rq's record (mtimes, no rule files): never read — a directory's ctime is
+# its mtime until something sets the mtime back, so it would pass as new and never
+# gain its rule files — and removed when the new one is written.
+OLD_DIRS = "dirs:"
 # + checkout root -> the directories git ignores below the record's, "\0"-joined (kept
 # apart so `dirs:` holds only what a check compares, as rq before them expects)
 IGNORED_DIRS = "ignored:"
@@ -35,7 +40,8 @@ def rule_files(paths: Iterable[str], git_dir: str | os.PathLike[str] | None) -> 
     repository's `info/exclude` by absolute path: what dir_keys records as files."""
     out = [p for p in paths if p.rpartition("/")[2] == IGNORE_FILE]
     if git_dir is not None:
-        exclude = os.path.join(os.fspath(git_dir), "info", "exclude")
+        # (a linked worktree's git dir has none: git reads its common dir's)
+        exclude = os.path.join(common_dir(os.fspath(git_dir)), "info", "exclude")
         if os.path.isfile(exclude):
             out.append(exclude)
     return out
@@ -165,6 +171,7 @@ def has_dirs(conn: sqlite3.Connection, root: str) -> bool:
 def _put_dirs(conn: sqlite3.Connection, root: str, dirs: dict[str, int]) -> None:
     blob = marshal.dumps({d: m for d, m in dirs.items() if m != IGNORED})
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (DIRS + root, blob))
+    conn.execute("DELETE FROM meta WHERE key = ?", (OLD_DIRS + root,))
     ignored = "\0".join(sorted(d for d, m in dirs.items() if m == IGNORED))
     conn.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (IGNORED_DIRS + root, ignored)

@@ -40,7 +40,7 @@ from rq_engine.core.env import env_ms
 from rq_engine.core.record import Record
 from rq_engine.core.sqlite import sqlite3
 from rq_engine.index import gitstate
-from rq_engine.index.dirrecord import DIRS, IGNORED_DIRS, _put_dirs
+from rq_engine.index.dirrecord import DIRS, IGNORED_DIRS, OLD_DIRS, _put_dirs
 from rq_engine.lang.registry import language_for_path
 
 TYPE_CHECKING = False
@@ -316,7 +316,15 @@ def forget(conn: sqlite3.Connection, roots: list[str]) -> None:
     from a stat walk instead of trusting them."""
     from rq_engine.index import pathspec
 
-    keys = (VERDICT, TRACKED, DIRS, IGNORED_DIRS, pathspec.PATHSPEC, pathspec.OLD_PATHSPEC)
+    keys = (
+        VERDICT,
+        TRACKED,
+        DIRS,
+        OLD_DIRS,
+        IGNORED_DIRS,
+        pathspec.PATHSPEC,
+        pathspec.OLD_PATHSPEC,
+    )
     conn.executemany(
         f"DELETE FROM meta WHERE key IN ({', '.join('?' * len(keys))})",
         [tuple(k + r for k in keys) for r in roots],
