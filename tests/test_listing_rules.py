@@ -37,6 +37,17 @@ def settled(repo: Repo, rq: Callable[..., Run], env: dict[str, str]) -> Repo:
     return repo
 
 
+def excluded(repo: Repo, rq: Callable[..., Run], env: dict[str, str], exclude: Path) -> Repo:
+    """`repo` with ex.py, which `exclude` (an info/exclude file) leaves out, indexed and
+    settled: `excluded_fn` is no match."""
+    exclude.parent.mkdir(exist_ok=True)
+    exclude.write_text("ex.py\n")
+    repo.write("ex.py", "def excluded_fn():\n    pass\n")
+    settled(repo, rq, env)
+    assert q(rq, repo, "excluded_fn", env).code == 1
+    return repo
+
+
 def test_an_untracked_gitignore_edited_in_place(
     make_repo: Callable[..., Repo], rq: Callable[..., Run], quiet: dict[str, str]
 ) -> None:
@@ -58,11 +69,7 @@ def test_a_rule_dropped_from_info_exclude(
 ) -> None:
     repo = make_repo(FILES)
     exclude = repo.root / ".git/info/exclude"
-    exclude.parent.mkdir(exist_ok=True)
-    exclude.write_text("ex.py\n")
-    repo.write("ex.py", "def excluded_fn():\n    pass\n")
-    settled(repo, rq, quiet)
-    assert q(rq, repo, "excluded_fn", quiet).code == 1
+    excluded(repo, rq, quiet, exclude)
     exclude.write_text("lib/\n")  # ex.py listed again; lib/util.py excluded
     r = q(rq, repo, "excluded_fn", quiet)
     assert (r.code, locs(r)) == (0, ["ex.py:1"]), r.err
@@ -131,11 +138,7 @@ def test_a_rule_dropped_from_a_worktrees_shared_exclude(
     main.git("worktree", "add", "-q", str(wt.root))
     exclude = Path(main.git("rev-parse", "--git-common-dir").strip())
     exclude = (exclude if exclude.is_absolute() else main.root / exclude) / "info/exclude"
-    exclude.parent.mkdir(exist_ok=True)
-    exclude.write_text("ex.py\n")  # (a linked worktree has no info/exclude of its own)
-    wt.write("ex.py", "def excluded_fn():\n    pass\n")
-    settled(wt, rq, quiet)
-    assert q(rq, wt, "excluded_fn", quiet).code == 1
+    excluded(wt, rq, quiet, exclude)  # (a linked worktree has no info/exclude of its own)
     exclude.write_text("")
     r = q(rq, wt, "excluded_fn", quiet)
     assert (r.code, locs(r)) == (0, ["ex.py:1"]), r.err
@@ -149,10 +152,7 @@ def test_a_record_an_older_rq_wrote_is_made_again(
     # would pass, and an exclude rule dropped later would never be seen.
     repo = make_repo(FILES)
     exclude = repo.root / ".git/info/exclude"
-    exclude.parent.mkdir(exist_ok=True)
-    exclude.write_text("ex.py\n")
-    repo.write("ex.py", "def excluded_fn():\n    pass\n")
-    settled(repo, rq, quiet)
+    excluded(repo, rq, quiet, exclude)
     conn = db()
     with conn:  # (the record as an older rq left it: its directories, under its key)
         ((key, blob),) = conn.execute(
