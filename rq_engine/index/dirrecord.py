@@ -28,7 +28,7 @@ DIRS = "dirc:"  # + checkout root -> marshal of {dir or rule file: ctime ns}: ev
 # gain its rule files — and removed when the new one is written.
 OLD_DIRS = "dirs:"
 # + checkout root -> the directories git ignores below the record's, "\0"-joined (kept
-# apart so `dirs:` holds only what a check compares, as rq before them expects)
+# apart so the record holds only what a check compares, as rq before them expected)
 IGNORED_DIRS = "ignored:"
 IGNORED = -1  # a directory's ctime in what dir_keys returns when git ignores it
 #: a file of ignore rules inside the work tree (the record holds each one, as a file)
