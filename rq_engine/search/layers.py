@@ -81,6 +81,8 @@ class Run:
         self.pool: dict[int, PoolEntry] = {}
         # names already fetched, per repository (`--all-repos` reads each one's own)
         self.seen_names: dict[int, set[str]] = {}
+        # the lower-cased names the exact read took every row of it could, per repository
+        self.exact_read: dict[int, set[str]] = {}
         self.scope_files: set[int] = set()  # files declaring the scope's last name
         self.path_files: set[int] = set()  # files whose path names it
         self.ctor = asks_constructor(q)
@@ -203,12 +205,21 @@ class Run:
             if self.ctor:
                 lowers += list(set(self._ctor_names()))
             rows = self._rows_named(rid, lowers, EXACT_ROWS)
+            self.exact_read[rid] = set(lowers)
+            # one match a spelling: a crowded name's rows share it (2,000 of `list`)
+            matched: dict[tuple[str, str], NameMatch | None] = {}
             for row in rows:
                 spaced = q.words and row.name.lower() == lowers[1]
-                self._add_ctor_aware(row, q.words if spaced else leaf)
+                self._add_ctor_aware(row, q.words if spaced else leaf, matched)
+        for rid in self.s.repo_ids:
             names = rt.names_fold_prefix(conn, rid, q.leaf_fold, PREFIX_NAMES)
             self._fetch_names(
-                rid, names, lambda n: match_exact_prefix(leaf, n), "prefix", PREFIX_ROWS
+                rid,
+                names,
+                lambda n: match_exact_prefix(leaf, n),
+                "prefix",
+                PREFIX_ROWS,
+                placing=True,
             )
 
     def _rows_named(self, rid: int, lowers: list[str], cap: int) -> list[Row]:
@@ -235,8 +246,13 @@ class Run:
         own = self.q.scope[-1].lower()
         return [self.q.leaf_lower, *(own if n == CLASS_NAME else n for n in self.s._ctors.values())]
 
-    def _add_ctor_aware(self, row: Row, leaf: str) -> None:
-        m = match_exact_prefix(leaf, row.name)
+    def _add_ctor_aware(
+        self, row: Row, leaf: str, matched: dict[tuple[str, str], NameMatch | None]
+    ) -> None:
+        key = (leaf, row.name)
+        if key not in matched:
+            matched[key] = match_exact_prefix(leaf, row.name)
+        m = matched[key]
         if m is not None:
             self._add(row, m, "exact")
             return
@@ -260,12 +276,24 @@ class Run:
         cap: int,
         *,
         again: bool = False,
+        placing: bool = False,
     ) -> None:
         """Rows of the names `matcher` takes, into the pool. A name an earlier layer
         already tried is skipped, unless `again` (a matcher that takes names the
-        others refused: a near miss of a name's start)."""
+        others refused: a near miss of a name's start). With `placing` (layer 1's
+        prefix read), the names the exact read already took are not read again (the
+        same rows, in the same order, fewer), and a name whose match could not place
+        a row in the page the pool already fills is not read at all
+        (PoolRanking.floor): the longer names of a prefix once a crowded name's
+        exact rows fill it (`list` in Linux: 2,494 definitions; its ~1,000 prefix
+        rows unread). Only where nothing but the page is read off the pool after:
+        the later layers' pool-wide rules (D14's evidence, the near misses' "could
+        join") see every name."""
         seen = self.seen_names.setdefault(rid, set())
         fresh = names if again else [n for n in names if n not in seen]
+        if placing:
+            taken = self.exact_read.get(rid, set())
+            fresh = [n for n in fresh if n.lower() not in taken]
         if not fresh:
             return
         matches: dict[str, NameMatch] = {}
@@ -274,6 +302,10 @@ class Run:
             m = matcher(n)
             if m is not None:
                 matches[n] = m
+        if placing and matches:
+            floor = self.ranking.floor()
+            if floor is not None:
+                matches = {n: m for n, m in matches.items() if _most(m) >= floor}
         if not matches:
             return
         # shortest names first: with the row cap reached, what is left out are
@@ -344,6 +376,11 @@ class Run:
                     ROWS_PER_FUZZY,
                     again=True,
                 )
+
+
+def _most(m: NameMatch) -> float:
+    """The most a match's own parts can give (a spaced query drops its `separators`)."""
+    return sum(v for _, v in m.parts if v > 0)
 
 
 __all__ = ["ROWS_PER_FUZZY", "TYPO_NAMES", "Run"]

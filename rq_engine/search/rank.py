@@ -16,6 +16,7 @@ from rq_engine.core.scoring import (
     Boosts,
     NameMatch,
     Scored,
+    ceiling,
     constructor_owner_feature,
     match_exact_prefix,
     path_query_features,
@@ -105,6 +106,7 @@ class PoolRanking:
         self._named: dict[tuple[int, str], dict[str, int]] = {}  # (repo, name) -> counts
         self._referenced: dict[int, tuple[int, int]] = {}  # row id -> (files, best)
         self._pool_seen = 0
+        self._group_sizes: dict[tuple[int, str], int] = {}  # (repo, name) -> rows last counted
         self.ranker = Ranker(q, self.context)
 
     def scope_retries(self) -> list[Hit]:
@@ -212,8 +214,13 @@ class PoolRanking:
             found = refs.counts(self.s.conn, rid, names)
             for name in names:
                 self._named[(rid, name)] = found.get(name, {})
-        changed = False
+        changed: list[int] = []
         for key, rows in groups.items():
+            # the pool only grows: a name with as many rows as last time has the same
+            # rows (a crowded name's 2,000 are not counted again for one new name)
+            if self._group_sizes.get(key) == len(rows):
+                continue
+            self._group_sizes[key] = len(rows)
             named = self._named.get(key)
             if not named or len(rows) < 2:
                 continue
@@ -222,9 +229,9 @@ class PoolRanking:
             for row_id, files in got.items():
                 if self._referenced.get(row_id, _NONE) != (files, best):
                     self._referenced[row_id] = (files, best)
-                    changed = True
+                    changed.append(row_id)
         if changed:
-            self.ranker.forget()
+            self.ranker.forget(changed)
 
     def boosts(self, r: Row) -> Boosts:
         """Recency from the stored touch time (no stat, no git here); when several
@@ -255,6 +262,39 @@ class PoolRanking:
         self._compiled_extra(list(self.pool.values()))
         ranked, strong = self.ranker.rank(self.pool.values(), strict=strict)
         return self._top(ranked), strong
+
+    def floor(self) -> float | None:
+        """What a match's own points must reach for any row of it to place in the top
+        `limit` of the pool as it stands: the `limit`-th score less the most any row
+        could add to its match (core.scoring.ceiling, with each boost at its strongest
+        this search could give). None while fewer rows answer, or no bound is known.
+        A tie could still place (the order's later keys), so a match at the floor is
+        read."""
+        if len(self.pool) < self.limit:
+            return None
+        top = ceiling(self.q, self._strongest_boosts())
+        if top is None:
+            return None
+        self._prepare_references()
+        self._compiled_extra(list(self.pool.values()))
+        ranked, _ = self.ranker.rank(self.pool.values(), strict=True)
+        if len(ranked) < self.limit:
+            return None
+        return ranked[self.limit - 1][0].score.total - top
+
+    def _strongest_boosts(self) -> Boosts:
+        """Every boost `boosts` could give a row of this search, at its most: today's
+        file, the branch's own file (once the branch is asked), the anchor's file and
+        every level of its scope (with an anchor), the current repository (with others)."""
+        anchored = self.s.anchor_scope() is not None
+        return Boosts(
+            age_days=0.0,
+            current_repo=len(self.s.repo_ids) > 1,
+            branch="file" if self.branch is not None else "",
+            enclosing=1 << 20 if anchored else 0,
+            anchor_file=anchored,
+            anchor_steps=0 if anchored else None,
+        )
 
     def literal_count(self) -> int:
         """Exact/prefix entries that answer the query (scope included)."""

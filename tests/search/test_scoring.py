@@ -15,7 +15,9 @@ from rq_engine.core.query import parse
 from rq_engine.core.scoring import (
     KIND_WEIGHTS,
     WEIGHTS,
+    Boosts,
     Candidate,
+    ceiling,
     match_name,
     match_typo_prefix,
     score,
@@ -138,3 +140,78 @@ def test_positions_index_matched_letters_of_the_name(q: str, name: str) -> None:
         assert got == [ch for ch in q.lower() if ch not in "_-."]
     elif m.kind == "prefix":  # literally, or with the joiners dropped from both
         assert got in (list(q.lower()), [ch for ch in q.lower() if ch not in "_-."])
+
+
+# --- the ceiling: what retrieval may leave unread (search/layers.py) ---------------
+
+# every context boost at its strongest: today, the branch's own file, the anchor's
+# file and every level of its scope, the repository searched from among others
+_STRONGEST = Boosts(
+    age_days=0.0,
+    current_repo=True,
+    branch="file",
+    enclosing=1 << 20,
+    anchor_file=True,
+    anchor_steps=0,
+)
+_boosts = st.builds(
+    Boosts,
+    age_days=st.one_of(st.none(), st.floats(-5, 400)),
+    current_repo=st.booleans(),
+    branch=st.sampled_from(["", "file", "dir", "skipped"]),
+    enclosing=st.integers(0, 6),
+    anchor_file=st.booleans(),
+    anchor_steps=st.one_of(st.none(), st.integers(0, 6)),
+)
+
+
+def _most(parts: tuple[tuple[str, float], ...]) -> float:
+    return sum(v for _, v in parts if v > 0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    q=_word,
+    kind_word=st.sampled_from(["", "class ", "struct ", "function "]),
+    name=_word,
+    kind=_kind,
+    vis=_vis,
+    parent=_parent,
+    path=st.one_of(_path, st.sampled_from(["src/Effect.ts", "model/Model.py", "lib/effect/x.rb"])),
+    project=st.sampled_from(["", "effect", "model"]),
+    boosts=_boosts,
+)
+def test_no_candidate_scores_above_its_match_and_the_ceiling(
+    q: str,
+    kind_word: str,
+    name: str,
+    kind: str,
+    vis: str,
+    parent: str | None,
+    path: str,
+    project: str,
+    boosts: Boosts,
+) -> None:
+    """An unscoped query's candidate scores at most its match's positive parts plus
+    `ceiling` with the strongest boosts: the bound that lets a crowded name's page
+    leave the prefix names unread that could not place in it."""
+    query = parse(kind_word + q)
+    s = score(query, Candidate(name, kind, vis, parent, path, "python", project), boosts=boosts)
+    if s is None or query.scope:
+        return
+    top = ceiling(query, _STRONGEST)
+    assert top is not None
+    assert s.score.total <= _most(s.match.parts) + top + 1e-9, (s.score.parts, top)
+
+
+def test_the_ceiling_is_reached() -> None:
+    # every positive part at once: a kind word, the case, the file, directory,
+    # type and project named like the definition, and each boost at its strongest
+    query = parse("interface Effect")
+    cand = Candidate("Effect", "interface", "public", "Effect", "Effect.ts", "ts", "effect")
+    s = score(query, cand, boosts=_STRONGEST)
+    top = ceiling(query, _STRONGEST)
+    assert s is not None and top is not None
+    assert s.score.total == _most(s.match.parts) + top, s.score.parts
+    # a scoped query's qualifier is decided outside the scorer: no bound
+    assert ceiling(parse("io.Reader"), _STRONGEST) is None

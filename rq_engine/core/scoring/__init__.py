@@ -152,12 +152,38 @@ def score(
     return Scored(Score.of(parts), match)
 
 
+def ceiling(query: Query, best: Boosts | None = None) -> float | None:
+    """The most points any candidate can add to its match's own parts in `score`, for
+    this query, with boosts no stronger than `best` (each context signal at its
+    strongest where the search could give it). A match whose positive parts plus
+    this cannot reach the score a page already has can leave its rows unread
+    (search/layers.py). None where no bound is known here: a scoped query (its
+    qualifier is decided outside) or a feature on a stored fact (COLUMN_FEATURES).
+    Mirrors `score`: a feature that can add points there adds its most here (a
+    Hypothesis test holds the two together)."""
+    if query.scope or COLUMN_FEATURES:
+        return None
+    pts = max(KIND_WEIGHTS.values(), default=0.0)
+    # path_features' positive parts; the rest of them, visibility, nesting and every
+    # extra a search adds in an unscoped query's first layer (referenced, reopened, a
+    # compiled copy) only take points away
+    pts += WEIGHTS["path_name"] + WEIGHTS["path_parent"] + WEIGHTS["path_project"]
+    if query.has_upper:
+        pts += WEIGHTS["case"]
+    if query.kind:
+        pts += WEIGHTS["kind_word"]
+    if best is not None:
+        pts += sum(v for _, v in boost_features(best) if v > 0)
+    return pts
+
+
 __all__ = [
     "boost_features",
     "Boosts",
     "branch_feature",
     "Candidate",
     "case_feature",
+    "ceiling",
     "COLUMN_FEATURES",
     "compiled_copy_feature",
     "referenced_feature",

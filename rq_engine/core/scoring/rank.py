@@ -182,10 +182,12 @@ class Ranker:
             scored.append((sc, e))
         return settled(scored), strong
 
-    def forget(self) -> None:
-        """Drop the memo: the context changed what a row scores (a copy of a name named
-        more often arrived with a later batch)."""
-        self._memo.clear()
+    def forget(self, rows: Iterable[int]) -> None:
+        """Drop these rows' memoized scores: the context changed what they score (a copy
+        of their name named more often arrived with a later batch)."""
+        for row_id in rows:
+            self._memo.pop((row_id, True), None)
+            self._memo.pop((row_id, False), None)
 
     def literal_count(self, pool: Iterable[PoolEntry]) -> int:
         """Exact/prefix entries that answer the query (scope included)."""

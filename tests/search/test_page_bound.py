@@ -1,0 +1,83 @@
+"""A page is the head of a longer page: when a crowded name's exact definitions fill
+the page, the prefix names that could not place in it are left unread
+(core.scoring.ceiling), and what is shown must not change for it — not even where
+a prefix match outranks every exact one (the anchor's own class, spelled with the
+query's case).
+
+A real git repository indexed by the real `rq --index`, asked by real `rq -q`
+processes with `--json`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import Repo, Run
+
+# Twelve exact `frame`s, each as far down as the path and nesting features put a
+# definition: generated, internal, private, deep, nested (2000 - 172 + recency).
+EXACT = "".join(
+    [
+        "class A:\n",
+        "    class B:\n",
+        "        class C:\n",
+        "            class D:\n",
+        "                class E:\n",
+        "                    frame = 0\n",
+    ]
+)
+# The anchor's own class, three scope levels shared with the anchor: a prefix of
+# `Frame` (1,483 of its match) that the boosts and the case lift over every
+# exact `frame` (1,860 against 1,833), and only with all of them.
+ANCHORED = "".join(
+    [
+        "class Outer:\n",
+        "    class Mid:\n",
+        "        class Inner:\n",
+        "            class Frames:\n",
+        "                def here(self):\n",
+        "                    return 1\n",  # line 6: the anchor
+    ]
+)
+CORPUS = {
+    "app/frames.py": ANCHORED,
+    "lib/rates.py": "def frame_rate():\n    return 1\n\n\ndef frame_count():\n    return 2\n",
+    **{f"dist/_x/internal/a/b/d{i}.py": EXACT for i in range(12)},
+}
+
+
+@pytest.fixture
+def crowded(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> Repo:
+    repo = make_repo(CORPUS, name="crowded")
+    assert rq("--index", str(repo.root)).code == 0
+    return repo
+
+
+def _page(rq: Callable[..., Run], repo: Repo, limit: int, *args: str) -> list[str]:
+    r = rq("-q", "--json", "--limit", str(limit), *args, cwd=repo.root)
+    assert r.code == 0, r.err
+    return [f"{h['path']}:{h['line']}" for h in json.loads(r.out)["results"]]
+
+
+@pytest.mark.parametrize("limit", [1, 3, 10, 12])
+def test_a_prefix_match_the_boosts_lift_over_every_exact_one_stays_first(
+    crowded: Repo, rq: Callable[..., Run], limit: int
+) -> None:
+    ask = ("Frame", "--anchor", "app/frames.py:6")
+    longer = _page(rq, crowded, 40, *ask)
+    assert longer[0] == "app/frames.py:4"  # the class Frames, over the twelve exact
+    assert _page(rq, crowded, limit, *ask) == longer[:limit]
+
+
+@pytest.mark.parametrize("query", ["frame", "Frame"])
+def test_without_the_anchor_the_exact_names_fill_the_page(
+    crowded: Repo, rq: Callable[..., Run], query: str
+) -> None:
+    longer = _page(rq, crowded, 40, query)
+    assert len(longer) == 15  # twelve exact, then the three prefix matches
+    assert all(p.startswith("dist/") for p in longer[:12])
+    for limit in (1, 10, 12, 13):
+        assert _page(rq, crowded, limit, query) == longer[:limit]
