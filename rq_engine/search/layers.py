@@ -83,6 +83,8 @@ class Run:
         self.seen_names: dict[int, set[str]] = {}
         # the lower-cased names the exact read took every row of it could, per repository
         self.exact_read: dict[int, set[str]] = {}
+        # the files a boost can lift a row in, per repository (_context_paths)
+        self.context_paths: dict[int, list[str]] = {}
         self.scope_files: set[int] = set()  # files declaring the scope's last name
         self.path_files: set[int] = set()  # files whose path names it
         self.ctor = asks_constructor(q)
@@ -224,7 +226,11 @@ class Run:
 
     def _rows_named(self, rid: int, lowers: list[str], cap: int) -> list[Row]:
         """Definitions with these names; for a scoped query, those the scope could
-        answer first, every one only when none could (the retries need them)."""
+        answer first, every one only when none could (the retries need them). A read
+        the cap cut short also takes the names' rows in the files the boosts favour
+        (_context_paths): the cap keeps the first rows in index order, and the
+        `flags` field of the struct beside the anchor, or in the file the branch
+        changed, is as likely the 5,000th as the first."""
         conn = self.s.conn
         if self.q.scope and not self.unrestricted:
             rows = rt.symbols_named_in_scope(
@@ -232,7 +238,44 @@ class Run:
             )
             if rows:
                 return rows
-        return rt.symbols_named(conn, rid, lowers, cap)
+        rows = rt.symbols_named(conn, rid, lowers, cap)
+        if len(rows) >= cap:
+            paths = self._context_paths(rid)
+            if paths:
+                have = {r.id for r in rows}
+                rows += [
+                    r
+                    for r in rt.symbols_named_in_files(conn, rid, lowers, paths)
+                    if r.id not in have
+                ]
+        return rows
+
+    def _context_paths(self, rid: int) -> list[str]:
+        """The files of `rid` a boost can lift a row in, strongest first: the anchor's
+        file, the files being edited (the index's held files: recency, and the
+        branch's when on one), the rest the feature branch changed (waiting for its
+        answer as scoring would), the files beside the anchor. Read once a run."""
+        got = self.context_paths.get(rid)
+        if got is not None:
+            return got
+        s = self.s
+        paths: list[str] = []
+        scope = s.anchor_scope()
+        anchored = scope is not None and scope.repository_id == rid
+        if scope is not None and anchored:
+            paths.append(scope.path)
+        if rid == s.repo_id:
+            from rq_engine.index.fresh import held_files  # (a read the cap cut short)
+
+            paths += held_files(s.conn, s.root)
+            if self.branch is not None:
+                bf = self.branch.result()
+                if bf.state == "on":
+                    paths += sorted(bf.files)
+        if scope is not None and anchored:
+            paths += rt.files_in_directory(s.conn, rid, scope.path, rt.CONTEXT_FILES)
+        self.context_paths[rid] = out = list(dict.fromkeys(paths))
+        return out
 
     def _refetch_unrestricted(self) -> None:
         if self.unrestricted:

@@ -19,6 +19,9 @@ from rq_engine.core.sqlite import sqlite3
 _TOP = "\U0010ffff"
 #: names a first-letter scan window reads at most (~3 ms of GLOB in C)
 SCAN_WINDOW = 15000
+#: files a capped read's context rows come from at most (symbols_named_in_files: each
+#: file's definitions are read through its own index, ~100-300 rows a file)
+CONTEXT_FILES = 100
 
 #: the columns of a Row, for reads that join symbols and files in their own order
 ROW_COLUMNS = (
@@ -109,6 +112,57 @@ def symbols_named_in_scope(
             (repo, *lowers, *files, "%" + low, limit),
         )
     )
+
+
+def symbols_named_in_files(
+    conn: sqlite3.Connection, repo: int, lowers: Sequence[str], paths: Iterable[str]
+) -> list[Row]:
+    """Definitions with these names in these files (repo-relative paths): a crowded
+    name's rows where a boost would lift them, which a capped read may have left out.
+    Through the files' own index, not the names' (Linux names `flags` 5,793 times; a
+    file holds a few hundred definitions). The first CONTEXT_FILES of `paths`."""
+    wanted = list(dict.fromkeys(paths))[:CONTEXT_FILES]
+    if not lowers or not wanted:
+        return []
+    ids: list[int] = []
+    for i in range(0, len(wanted), 400):
+        chunk = wanted[i : i + 400]
+        marks = ",".join("?" * len(chunk))
+        ids += [
+            int(r[0])
+            for r in conn.execute(
+                f"SELECT id FROM files WHERE repository_id = ? AND path IN ({marks})",
+                (repo, *chunk),
+            )
+        ]
+    names = sorted(set(lowers))
+    out: list[Row] = []
+    for i in range(0, len(ids), 200):
+        chunk_ids = ids[i : i + 200]
+        # `+s.name_lower`: the planner must seek the files, never scan the name's rows
+        out += _rows(
+            conn.execute(
+                f"{_ROW_SQL} WHERE s.file_id IN ({','.join('?' * len(chunk_ids))})"
+                f" AND +s.name_lower IN ({','.join('?' * len(names))})",
+                (*chunk_ids, *names),
+            )
+        )
+    return out
+
+
+def files_in_directory(conn: sqlite3.Connection, repo: int, path: str, limit: int) -> list[str]:
+    """The indexed files beside `path` (its own directory, not below it), at most `limit`."""
+    head, sep, _ = path.rpartition("/")
+    lo = head + sep
+    hi = head + "0" if sep else _TOP  # ('0' follows '/': the directory's whole range)
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT path FROM files WHERE repository_id = ? AND path >= ? AND path < ?"
+            " AND instr(substr(path, ?), '/') = 0 LIMIT ?",
+            (repo, lo, hi, len(lo) + 1, limit),
+        )
+    ]
 
 
 def files_for_scope(conn: sqlite3.Connection, repo: int, scope_last: str) -> set[int]:
