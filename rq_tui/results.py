@@ -142,6 +142,13 @@ class ResultList(ScrollView, can_focus=False):
         if self.hits and self.scrollable_content_region.width != self._laid_out_for:
             self._set_rows(self._layout())
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # The scrollbar a longer list brings takes a column from the rows, and no Resize
+        # says so (the list's own size is the same): the rows laid out before it came
+        # overflowed by that column until some later layout pass happened to redo them,
+        # so the same list drew one of two ways.
+        self.on_resize()
+
     # --- marks (multi-select) -----------------------------------------------
 
     def toggle_mark(self, index: int | None = None) -> None:
