@@ -81,7 +81,8 @@ class Run:
         self.pool: dict[int, PoolEntry] = {}
         # names already fetched, per repository (`--all-repos` reads each one's own)
         self.seen_names: dict[int, set[str]] = {}
-        # the lower-cased names the exact read took every row of it could, per repository
+        # per repository, the names whose rows a prefix read could bring are all in the
+        # pool already, by the exact read (_read_whole)
         self.exact_read: dict[int, set[str]] = {}
         # the files a boost can lift a row in, per repository (_context_paths)
         self.context_paths: dict[int, list[str]] = {}
@@ -207,7 +208,8 @@ class Run:
             if self.ctor:
                 lowers += list(set(self._ctor_names()))
             rows = self._rows_named(rid, lowers, EXACT_ROWS)
-            self.exact_read[rid] = set(lowers)
+            if not q.scope:
+                self.exact_read[rid] = _read_whole(rows, lowers[: 2 if q.words else 1])
             # one match a spelling: a crowded name's rows share it (2,000 of `list`)
             matched: dict[tuple[str, str], NameMatch | None] = {}
             for row in rows:
@@ -224,7 +226,9 @@ class Run:
                 placing=True,
             )
 
-    def _rows_named(self, rid: int, lowers: list[str], cap: int) -> list[Row]:
+    def _rows_named(
+        self, rid: int, lowers: list[str], cap: int, keep: set[str] | None = None
+    ) -> list[Row]:
         """Definitions with these names; for a scoped query, those the scope could
         answer first, every one only when none could (the retries need them). A read
         the cap cut short also takes the names' rows in the files the boosts favour
@@ -238,42 +242,48 @@ class Run:
             )
             if rows:
                 return rows
-        rows = rt.symbols_named(conn, rid, lowers, cap)
-        if len(rows) >= cap:
+        rows = rt.symbols_named(conn, rid, lowers, cap, keep)
+        # (with `keep`, the read of every name is what the cap cut; only the kept
+        # names' rows can be new and place, from the boosted files too)
+        cut = len(rows) >= cap if keep is None else rt.count_named(conn, rid, lowers) >= cap
+        if cut:
             paths = self._context_paths(rid)
             if paths:
                 have = {r.id for r in rows}
                 rows += [
                     r
-                    for r in rt.symbols_named_in_files(conn, rid, lowers, paths)
+                    for r in rt.symbols_named_in_files(
+                        conn, rid, lowers if keep is None else sorted(keep), paths
+                    )
                     if r.id not in have
                 ]
         return rows
 
     def _context_paths(self, rid: int) -> list[str]:
-        """The files of `rid` a boost can lift a row in, strongest first: the anchor's
-        file, the files being edited (the index's held files: recency, and the
-        branch's when on one), the rest the feature branch changed (waiting for its
-        answer as scoring would), the files beside the anchor. Read once a run."""
+        """The files of `rid` a boost can lift a row in, by the boost's strength: the
+        anchor's file (proximity 90), those beside it (60), the files the feature
+        branch changed (50; waiting for its answer as scoring would), the files being
+        edited (the index's held files: recency, at most 5). The first CONTEXT_FILES
+        are read. Once a run."""
         got = self.context_paths.get(rid)
         if got is not None:
             return got
         s = self.s
         paths: list[str] = []
         scope = s.anchor_scope()
-        anchored = scope is not None and scope.repository_id == rid
-        if scope is not None and anchored:
+        if scope is not None and scope.repository_id == rid:
             paths.append(scope.path)
+            paths += rt.files_in_directory(s.conn, rid, scope.path, rt.CONTEXT_FILES)
         if rid == s.repo_id:
-            from rq_engine.index.fresh import held_files  # (a read the cap cut short)
-
-            paths += held_files(s.conn, s.root)
             if self.branch is not None:
                 bf = self.branch.result()
-                if bf.state == "on":
-                    paths += sorted(bf.files)
-        if scope is not None and anchored:
-            paths += rt.files_in_directory(s.conn, rid, scope.path, rt.CONTEXT_FILES)
+                if bf.state == "on":  # (a long branch's first files by path, not all sorted)
+                    from heapq import nsmallest
+
+                    paths += nsmallest(rt.CONTEXT_FILES, bf.files)
+            from rq_engine.index.fresh import held_files  # (a read the cap cut short)
+
+            paths += sorted(held_files(s.conn, s.root))
         self.context_paths[rid] = out = list(dict.fromkeys(paths))
         return out
 
@@ -324,19 +334,19 @@ class Run:
         """Rows of the names `matcher` takes, into the pool. A name an earlier layer
         already tried is skipped, unless `again` (a matcher that takes names the
         others refused: a near miss of a name's start). With `placing` (layer 1's
-        prefix read), the names the exact read already took are not read again (the
-        same rows, in the same order, fewer), and a name whose match could not place
-        a row in the page the pool already fills is not read at all
-        (PoolRanking.floor): the longer names of a prefix once a crowded name's
-        exact rows fill it (`list` in Linux: 2,494 definitions; its ~1,000 prefix
-        rows unread). Only where nothing but the page is read off the pool after:
-        the later layers' pool-wide rules (D14's evidence, the near misses' "could
-        join") see every name."""
+        prefix read), nothing is read when nothing it could read is new and could
+        place in the page the pool already fills (D47): every name is one the exact
+        read took (the same rows, already in the pool) or one whose match could not
+        place a row (PoolRanking.floor) — the longer names of a prefix once a
+        crowded name's exact rows fill the page (`list` in Linux: 2,494 definitions;
+        ~1,000 prefix rows unread). Otherwise every name is read as without it: the
+        row cap keeps the first rows of all of them, so reading fewer names would
+        let in rows the cap leaves out, and the page would depend on its own size.
+        Only where nothing but the page is read off the pool after: the later
+        layers' pool-wide rules (D14's evidence, the near misses' "could join") see
+        every name."""
         seen = self.seen_names.setdefault(rid, set())
         fresh = names if again else [n for n in names if n not in seen]
-        if placing:
-            taken = self.exact_read.get(rid, set())
-            fresh = [n for n in fresh if n.lower() not in taken]
         if not fresh:
             return
         matches: dict[str, NameMatch] = {}
@@ -345,20 +355,33 @@ class Run:
             m = matcher(n)
             if m is not None:
                 matches[n] = m
-        if placing and matches:
-            floor = self.ranking.floor()
-            if floor is not None:
-                matches = {n: m for n, m in matches.items() if _most(m) >= floor}
         if not matches:
             return
         # shortest names first: with the row cap reached, what is left out are
         # the longer completions, which rank lower
         lowers = sorted({n.lower() for n in matches}, key=lambda n: (len(n), n))
-        rows = self._rows_named(rid, lowers, cap)
+        keep = self._could_place(rid, matches) if placing else None
+        if keep is not None and not keep:
+            return
+        rows = self._rows_named(rid, lowers, cap, keep)
         for row in rows:
             m = matches.get(row.name)
             if m is not None:
                 self._add(row, m, layer)
+
+    def _could_place(self, rid: int, matches: dict[str, NameMatch]) -> set[str] | None:
+        """The lower-cased names whose rows could be new to the pool and place in its
+        page (None: every name, no floor yet): not one the exact read took whole
+        (_read_whole), nor one whose match stays under the floor (PoolRanking.floor)."""
+        taken = self.exact_read.get(rid, set())
+        floor = self.ranking.floor() if any(n.lower() not in taken for n in matches) else None
+        if floor is None and not taken:
+            return None
+        return {
+            n.lower()
+            for n, m in matches.items()
+            if n.lower() not in taken and (floor is None or _most(m) >= floor)
+        }
 
     def _layer_fuzzy(self, literal: int) -> None:
         # (imported here: an exact hit, the common `rq -q`, never gets this far)
@@ -419,6 +442,23 @@ class Run:
                     ROWS_PER_FUZZY,
                     again=True,
                 )
+
+
+def _read_whole(rows: list[Row], lowers: list[str]) -> set[str]:
+    """Of the names an unscoped exact read asked for (each row added to the pool as an
+    exact match), those a prefix read could bring no new row of: every row of it, when
+    the read was not cut short, or at least PREFIX_ROWS of them, the most a prefix read
+    takes — both reads keep a name's rows in the same order (fields last, then index
+    order), so a prefix read's are the first of the exact read's. The rows a cut read
+    adds from the boosted files (_context_paths) come after EXACT_ROWS and are not
+    counted."""
+    if len(rows) < EXACT_ROWS:
+        return set(lowers)
+    got: dict[str, int] = {}
+    for r in rows[:EXACT_ROWS]:
+        low = r.name.lower()
+        got[low] = got.get(low, 0) + 1
+    return {low for low in lowers if got.get(low, 0) >= PREFIX_ROWS}
 
 
 def _most(m: NameMatch) -> float:

@@ -51,31 +51,87 @@ def _rows(cur: Iterable[Sequence[object]]) -> list[Row]:
 
 
 def symbols_named(
-    conn: sqlite3.Connection, repo: int, lowers: Sequence[str], limit: int
+    conn: sqlite3.Connection,
+    repo: int,
+    lowers: Sequence[str],
+    limit: int,
+    keep: set[str] | None = None,
 ) -> list[Row]:
     """Definitions whose lower-cased name is one of `lowers` (index seeks), in the
     order of `lowers` 50 names at a time, at most `limit` rows; in a chunk, fields
     last, then the index's order (name, row). A name can have more fields than the
     cap (2,489 are named `list` in Linux): read in the index's order they left out
-    the struct `list`, which ranks above every one of them (`kind`): the answer."""
+    the struct `list`, which ranks above every one of them (`kind`): the answer.
+
+    With `keep`, only the rows of those names are decoded, and exactly those the
+    read of every name in `lowers` would return: the cap is counted on all of them
+    (the rows of a name left out still take their place), so leaving names out
+    never lets in a row the full read would cut (search/layers.py, D47)."""
     if not lowers:
         return []
     out: list[Row] = []
+    taken = 0  # rows the full read has returned so far (`out` when nothing is left out)
     # chunks keep the statement under SQLite's variable limit and the cache warm
     uniq = list(dict.fromkeys(lowers))
     for i in range(0, len(uniq), 50):
         chunk = uniq[i : i + 50]
         marks = ",".join("?" * len(chunk))
-        out += _rows(
-            conn.execute(
-                f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower IN ({marks})"
-                " ORDER BY s.kind = 'field', s.name_lower, s.id LIMIT ?",
-                (repo, *chunk, limit - len(out)),
+        left = limit - taken
+        if keep is None:
+            got = _rows(
+                conn.execute(
+                    f"{_ROW_SQL} WHERE s.repository_id = ? AND s.name_lower IN ({marks})"
+                    " ORDER BY s.kind = 'field', s.name_lower, s.id LIMIT ?",
+                    (repo, *chunk, left),
+                )
             )
-        )
-        if len(out) >= limit:
+            out += got
+            taken += len(got)
+        else:
+            out += _kept_rows(conn, repo, chunk, [n for n in chunk if n in keep], left)
+            taken += min(count_named(conn, repo, chunk), left)
+        if taken >= limit:
             break
     return out
+
+
+def count_named(conn: sqlite3.Connection, repo: int, lowers: Sequence[str]) -> int:
+    """How many definitions have one of these lower-cased names (the names' index
+    alone: no row is read)."""
+    total = 0
+    uniq = list(dict.fromkeys(lowers))
+    for i in range(0, len(uniq), 400):
+        chunk = uniq[i : i + 400]
+        marks = ",".join("?" * len(chunk))
+        total += int(
+            conn.execute(
+                f"SELECT count(*) FROM symbols WHERE repository_id = ? AND name_lower IN ({marks})",
+                (repo, *chunk),
+            ).fetchone()[0]
+        )
+    return total
+
+
+def _kept_rows(
+    conn: sqlite3.Connection, repo: int, chunk: list[str], kept: list[str], left: int
+) -> list[Row]:
+    """The rows of `kept` among the first `left` rows of `chunk`'s names in the read's
+    order: the order is decided on every name's rows (ids and kinds only), and only
+    the kept ones are joined and decoded."""
+    if not kept:
+        return []
+    marks = ",".join("?" * len(chunk))
+    kmarks = ",".join("?" * len(kept))
+    return _rows(
+        conn.execute(
+            f"WITH cut AS (SELECT s.id AS id, s.name_lower AS low FROM symbols s"
+            f" WHERE s.repository_id = ? AND s.name_lower IN ({marks})"
+            f" ORDER BY s.kind = 'field', s.name_lower, s.id LIMIT ?)"
+            f" {_ROW_SQL} JOIN cut ON cut.id = s.id WHERE cut.low IN ({kmarks})"
+            " ORDER BY s.kind = 'field', s.name_lower, s.id",
+            (repo, *chunk, left, *kept),
+        )
+    )
 
 
 def defines(conn: sqlite3.Connection, repo: int, lower: str) -> bool:

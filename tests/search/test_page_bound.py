@@ -81,3 +81,33 @@ def test_without_the_anchor_the_exact_names_fill_the_page(
     assert all(p.startswith("dist/") for p in longer[:12])
     for limit in (1, 10, 12, 13):
         assert _page(rq, crowded, limit, query) == longer[:limit]
+
+
+# The row cap of a prefix read keeps the first 1,000 rows of all its names: a read
+# that left out the names the floor rules out would let in rows the cap cuts, and
+# which depends on the page's size (the floor does). Ten methods `framework` fill
+# a page of 10 (1,903 each) but not one of 50; a thousand methods `framework1` fill
+# the cap before `framework_`, an exact match with a joiner, is reached.
+CAPPED = {
+    "app/x/y/z/main.py": "def here():\n    return 1\n",  # the anchor: near nothing
+    "dist/one.py": "".join(
+        f"class One{i}:\n    def framework(self):\n        return 1\n\n\n" for i in range(10)
+    ),
+    **{f"dist/_x/internal/a/b/d{i}.py": EXACT.replace("frame", "framework") for i in range(60)},
+    "gen/w.py": "".join(
+        f"class K{i}:\n    def framework1(self):\n        return {i}\n\n\n" for i in range(1000)
+    ),
+    "lib/r.py": "def framework_():\n    return 1\n",
+}
+
+
+def test_the_page_does_not_depend_on_its_size_where_the_row_cap_cuts(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    repo = make_repo(CAPPED, name="capped")
+    assert rq("--index", str(repo.root)).code == 0
+    ask = ("framework", "--anchor", "app/x/y/z/main.py:1")
+    longer = _page(rq, repo, 50, *ask)
+    assert longer[0].startswith("dist/one.py:")
+    for limit in (1, 10, 11, 20):
+        assert _page(rq, repo, limit, *ask) == longer[:limit]
