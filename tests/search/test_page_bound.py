@@ -111,3 +111,58 @@ def test_the_page_does_not_depend_on_its_size_where_the_row_cap_cuts(
     assert longer[0].startswith("dist/one.py:")
     for limit in (1, 10, 11, 20):
         assert _page(rq, repo, limit, *ask) == longer[:limit]
+
+
+# Every boost at once, and a prefix match that needs each of them: a class whose long
+# name makes its match small (1,405), in the anchor's file, three scope levels up from
+# it, on the feature branch, spelled with the query's case, in a directory named like
+# it and a file named like its parent. Only all of its parts together lift it over
+# the twelve exact `frame`s (1,835 against 1,833), and its match is 29 points above
+# the floor the page's last exact row sets with every part in the ceiling: leaving
+# out any part but recency (the kind weight, the path, the case, the branch, the
+# anchor's two) would prune the name it lives in.
+LONG = "Frames" + "x" * 94
+ANCHORED_LONG = "".join(
+    [
+        "class Outer:\n",
+        "    class Mid:\n",
+        "        class Inner:\n",
+        f"            class {LONG}:\n",
+        "                def here(self):\n",
+        "                    return 1\n",
+    ]
+)
+HOME = f"app/{LONG.lower()}/inner.py"
+
+
+def test_a_prefix_match_only_every_boost_together_places_is_read(
+    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+) -> None:
+    files = {f"dist/_x/internal/a/b/d{i}.py": EXACT for i in range(12)}
+    repo = make_repo({**files, HOME: ANCHORED_LONG}, name="every")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write(HOME, "# reworked\n" + ANCHORED_LONG)
+    repo.commit("work")
+    assert rq("--index", str(repo.root)).code == 0
+    ask = ("Frame", "--anchor", f"{HOME}:7")
+    env = {"RQ_BRANCH_BUDGET_MS": "10000"}  # (about the bound, not git's budget)
+    r = rq("-q", "--json", "--explain", "--limit", "40", *ask, cwd=repo.root, env=env)
+    assert r.code == 0, r.err
+    first = json.loads(r.out)["results"][0]
+    assert first["name"] == LONG, first
+    assert {p["feature"] for p in first["explain"]} >= {
+        "case",
+        "kind",
+        "path_name",
+        "path_parent",
+        "branch",
+        "enclosing",
+        "proximity",
+    }
+    longer = [f"{h['path']}:{h['line']}" for h in json.loads(r.out)["results"]]
+    for limit in (1, 6, 12):
+        got = rq("-q", "--json", "--limit", str(limit), *ask, cwd=repo.root, env=env)
+        assert got.code == 0, got.err
+        assert [f"{h['path']}:{h['line']}" for h in json.loads(got.out)["results"]] == (
+            longer[:limit]
+        )
