@@ -63,3 +63,10 @@ def top(ask: Ask, query: str) -> tuple[str, int, str]:
     hits = ask(query)
     assert hits, f"no hit for {query!r}"
     return (hits[0].path, hits[0].line, hits[0].kind)
+
+
+def explained(hit: dict[str, object]) -> dict[str, float]:
+    """A `rq -q --json --explain` result's score parts, by feature name."""
+    explain = hit["explain"]
+    assert isinstance(explain, list)
+    return {str(p["feature"]): float(p["value"]) for p in explain}

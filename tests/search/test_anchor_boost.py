@@ -22,6 +22,7 @@ from rq_engine.core.scoring import (
     shared_scope,
 )
 from tests.conftest import Repo, Run
+from tests.search.served import explained
 
 # class B comes first: without an anchor, the tiebreak (line) puts B.foo above A.foo
 AB = "\n".join(
@@ -51,12 +52,6 @@ def _query(rq: Callable[..., Run], repo: Repo, query: str, *args: str) -> list[d
     return results
 
 
-def _parts(hit: dict[str, object]) -> dict[str, float]:
-    explain = hit["explain"]
-    assert isinstance(explain, list)
-    return {str(p["feature"]): float(p["value"]) for p in explain}
-
-
 @pytest.fixture
 def ab(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> Repo:
     repo = make_repo({"pkg/ab.py": AB}, name="ab")
@@ -69,7 +64,7 @@ def test_an_anchor_inside_class_a_ranks_a_foo_over_b_foo(ab: Repo, rq: Callable[
     assert [h["qualified"] for h in plain[:2]] == ["B.foo", "A.foo"]
     hits = _query(rq, ab, "foo", "--anchor", "pkg/ab.py:11:9")
     assert [h["qualified"] for h in hits[:2]] == ["A.foo", "B.foo"]
-    a, b = _parts(hits[0]), _parts(hits[1])
+    a, b = explained(hits[0]), explained(hits[1])
     # --explain shows each boost with its value: A shares one scope level with A.bar
     assert a["enclosing"] == WEIGHTS["enclosing"]
     assert "enclosing" not in b
@@ -88,7 +83,7 @@ def test_an_anchor_outside_any_definition_has_proximity_only(
 ) -> None:
     hits = _query(rq, ab, "foo", "--anchor", "pkg/ab.py:4")
     assert [h["qualified"] for h in hits[:2]] == ["B.foo", "A.foo"]
-    assert all("enclosing" not in _parts(h) for h in hits)
+    assert all("enclosing" not in explained(h) for h in hits)
 
 
 def test_proximity_halves_per_directory_step(
@@ -107,7 +102,7 @@ def test_proximity_halves_per_directory_step(
     )
     assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, repo, "helper", "--anchor", "x/y/here.py:2")
-    got = {str(h["path"]): _parts(h).get("proximity") for h in hits}
+    got = {str(h["path"]): explained(h).get("proximity") for h in hits}
     assert got == {"x/y/near.py": 60.0, "x/step.py": 30.0, "x/z/w.py": 15.0, "far/a/b/c.py": None}
     assert [h["path"] for h in hits][:3] == ["x/y/near.py", "x/step.py", "x/z/w.py"]
 
@@ -126,15 +121,15 @@ def test_an_anchor_file_edited_since_it_was_indexed_is_parsed_live(
     )
     assert rq("--index", str(repo.root)).code == 0
     stored = _query(rq, repo, "foo", "--anchor", "pkg/caller.py:3")
-    assert stored[0]["qualified"] == "B.foo" and "enclosing" in _parts(stored[0])
+    assert stored[0]["qualified"] == "B.foo" and "enclosing" in explained(stored[0])
     p = repo.root / "pkg/caller.py"
     p.write_text("class A:\n    def bar(self):\n        return self.foo()\n")
     later = time.time() + 5  # a new mtime whatever the clock's granularity
     os.utime(p, (later, later))
     hits = _query(rq, repo, "foo", "--anchor", "pkg/caller.py:3")
     assert hits[0]["qualified"] == "A.foo"
-    assert _parts(hits[0])["enclosing"] == WEIGHTS["enclosing"]
-    assert "enclosing" not in _parts(hits[1])
+    assert explained(hits[0])["enclosing"] == WEIGHTS["enclosing"]
+    assert "enclosing" not in explained(hits[1])
 
 
 @pytest.mark.parametrize(

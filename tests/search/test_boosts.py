@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from rq_engine.core.scoring import WEIGHTS
 from tests.conftest import Repo, Run
+from tests.search.served import explained
 
 YEAR_AGO = int(time.time()) - 365 * 86400
 CLASS = "class Widget:\n    def run(self):\n        return 1\n"
@@ -48,12 +49,6 @@ def _query(rq: Callable[..., Run], repo: Repo, *args: str) -> list[dict[str, obj
     return results
 
 
-def _parts(hit: dict[str, object]) -> dict[str, float]:
-    explain = hit["explain"]
-    assert isinstance(explain, list)
-    return {str(p["feature"]): float(p["value"]) for p in explain}
-
-
 def _old_and_new(make_repo: Callable[..., Repo]) -> Repo:
     """`a/widget.py` and `b/widget.py` define the same class, committed a year ago
     with year-old mtimes: the path tiebreak alone puts a/ first."""
@@ -77,7 +72,7 @@ def test_a_file_committed_today_beats_one_untouched_for_a_year(
     assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
-    new, old = _parts(hits[0]), _parts(hits[1])
+    new, old = explained(hits[0]), explained(hits[1])
     # --explain names the boost with its value: all of it for a file touched today
     assert 0.9 * WEIGHTS["recency"] <= new["recency"] <= WEIGHTS["recency"]
     assert "recency" not in old  # a year is 26 half-lives: nothing left to show
@@ -94,8 +89,8 @@ def test_a_file_modified_today_beats_one_untouched_for_a_year(
     assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
-    assert _parts(hits[0])["recency"] > 0.9 * WEIGHTS["recency"]
-    assert "recency" not in _parts(hits[1])
+    assert explained(hits[0])["recency"] > 0.9 * WEIGHTS["recency"]
+    assert "recency" not in explained(hits[1])
 
 
 def test_recency_breaks_ties_only(make_repo: Callable[..., Repo], rq: Callable[..., Run]) -> None:
@@ -109,7 +104,7 @@ def test_recency_breaks_ties_only(make_repo: Callable[..., Repo], rq: Callable[.
     assert rq("--index", str(repo.root)).code == 0
     hits = _query(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/lower.py"]
-    assert "recency" in _parts(hits[1])
+    assert "recency" in explained(hits[1])
 
 
 def test_the_current_repository_wins_a_tie_across_repositories(
@@ -126,11 +121,11 @@ def test_the_current_repository_wins_a_tie_across_repositories(
     hits = _query(rq, here, "--all-repos")
     assert len(hits) == 2
     assert str(hits[0]["repository"]).endswith("here") and hits[0]["path"] == "w/widget.py"
-    assert _parts(hits[0])["current_repo"] == WEIGHTS["current_repo"]
-    assert "current_repo" not in _parts(hits[1])
+    assert explained(hits[0])["current_repo"] == WEIGHTS["current_repo"]
+    assert "current_repo" not in explained(hits[1])
     # from the other repository the order turns round
     back = _query(rq, other, "--all-repos")
     assert str(back[0]["repository"]).endswith("other")
     # scoped to one repository (the default) there is nothing to prefer: no feature
     alone = _query(rq, here)
-    assert len(alone) == 1 and "current_repo" not in _parts(alone[0])
+    assert len(alone) == 1 and "current_repo" not in explained(alone[0])

@@ -17,6 +17,7 @@ from pathlib import Path
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.branch import parse_answer
 from tests.conftest import Repo, Run
+from tests.search.served import explained
 from tests.search.test_boosts import YEAR_AGO, age, commit_at
 
 CLASS = "class Widget:\n    def run(self):\n        return 1\n"
@@ -33,12 +34,6 @@ def _query(
     results = json.loads(r.out)["results"]
     assert isinstance(results, list)
     return results, r
-
-
-def _parts(hit: dict[str, object]) -> dict[str, float]:
-    explain = hit["explain"]
-    assert isinstance(explain, list)
-    return {str(p["feature"]): float(p["value"]) for p in explain}
 
 
 def _trunk(make_repo: Callable[..., Repo]) -> Repo:
@@ -86,7 +81,7 @@ def test_a_file_the_branch_committed_wins_a_tie(
     assert rq("--index", str(repo.root)).code == 0
     hits, _ = _query(rq, repo, WAIT)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
-    mine, other = _parts(hits[0]), _parts(hits[1])
+    mine, other = explained(hits[0]), explained(hits[1])
     assert mine["branch"] == WEIGHTS["branch"]  # --explain names it with its value
     assert "branch" not in other and "branch_dir" not in other
     assert {k: v for k, v in mine.items() if k != "branch"} == other
@@ -106,8 +101,8 @@ def test_uncommitted_files_count_and_their_directory_gets_the_smaller_boost(
     age(repo, "b/notes.py")
     hits, _ = _query(rq, repo, WAIT)
     assert [h["path"] for h in hits[:2]] == ["b/widget.py", "a/widget.py"]
-    assert _parts(hits[0])["branch_dir"] == WEIGHTS["branch_dir"]
-    assert "branch_dir" not in _parts(hits[1])
+    assert explained(hits[0])["branch_dir"] == WEIGHTS["branch_dir"]
+    assert "branch_dir" not in explained(hits[1])
     assert WEIGHTS["branch_dir"] < WEIGHTS["branch"]
 
 
@@ -124,7 +119,7 @@ def test_the_boost_never_beats_a_better_match(
     assert rq("--index", str(repo.root)).code == 0
     hits, _ = _query(rq, repo, WAIT)
     assert hits[-1]["path"] == "c/lower.py"
-    assert _parts(hits[-1])["branch"] == WEIGHTS["branch"]
+    assert explained(hits[-1])["branch"] == WEIGHTS["branch"]
 
 
 def test_the_trunk_forks_no_git(
@@ -137,7 +132,7 @@ def test_the_trunk_forks_no_git(
     env = _git_wrapper(tmp_path, "")
     hits, _ = _query(rq, repo, env)
     assert [h["path"] for h in hits] == ["a/widget.py", "b/widget.py"]
-    assert not any(p.startswith(("branch", "branch_")) for h in hits for p in _parts(h))
+    assert not any(p.startswith(("branch", "branch_")) for h in hits for p in explained(h))
     assert not [line for line in _log(env) if " diff " in f" {line} "], _log(env)
     # the wrapper does see git when the branch must be asked: the count above means something
     repo.git("checkout", "-q", "-b", "feature")
@@ -158,7 +153,7 @@ def test_a_cached_answer_forks_nothing(
     asked = len(_log(env))
     again, _ = _query(rq, repo, env)
     assert len(_log(env)) == asked  # the second search read the cache
-    assert _parts(first[0])["branch"] == _parts(again[0])["branch"] == WEIGHTS["branch"]
+    assert explained(first[0])["branch"] == explained(again[0])["branch"] == WEIGHTS["branch"]
 
 
 def test_a_slow_git_does_not_delay_the_answer(
@@ -179,7 +174,7 @@ def test_a_slow_git_does_not_delay_the_answer(
     assert took < 2.5, f"the answer waited for git: {took:.1f} s"
     assert [h["path"] for h in hits[:2]] == ["a/widget.py", "b/widget.py"]  # no boost
     for h in hits:
-        assert _parts(h)["branch_skipped"] == 0.0
+        assert explained(h)["branch_skipped"] == 0.0
     assert "branch boost skipped: git did not answer within 10 ms" in r.err
     plain = rq("-q", "--explain", "Widget", cwd=repo.root, env=env)
     assert plain.code == 0 and "branch_skipped" in plain.out
@@ -188,10 +183,10 @@ def test_a_slow_git_does_not_delay_the_answer(
     deadline = time.monotonic() + 30
     while True:
         hits, _ = _query(rq, repo, env)
-        if "branch" in _parts(hits[0]) or time.monotonic() > deadline:
+        if "branch" in explained(hits[0]) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
-    assert hits[0]["path"] == "b/widget.py" and _parts(hits[0])["branch"] == WEIGHTS["branch"]
+    assert hits[0]["path"] == "b/widget.py" and explained(hits[0])["branch"] == WEIGHTS["branch"]
 
 
 def test_the_cached_answer_reads_committed_and_uncommitted_paths() -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.rank import EXACT_ROWS
 from tests.conftest import Repo, Run
+from tests.search.served import explained
 from tests.search.test_boosts import YEAR_AGO, age, commit_at
 
 # more `list` fields than one read takes, in a header indexed (and so read) first
@@ -43,12 +44,6 @@ def _hits(
     return hits
 
 
-def _parts(hit: dict[str, object]) -> dict[str, float]:
-    explain = hit["explain"]
-    assert isinstance(explain, list)
-    return {str(p["feature"]): float(p["value"]) for p in explain}
-
-
 def test_the_field_beside_the_anchor_is_read_past_the_cap(
     make_repo: Callable[..., Repo], rq: Callable[..., Run]
 ) -> None:
@@ -58,7 +53,7 @@ def test_the_field_beside_the_anchor_is_read_past_the_cap(
     assert all(str(h["path"]) == "aaa/gen.h" for h in plain)  # the first rows read
     hits = _hits(rq, repo, "--anchor", "zzz/mine.c:6")
     assert (hits[0]["path"], hits[0]["line"]) == ("zzz/mine.c", 2)
-    assert _parts(hits[0])["proximity"] == WEIGHTS["proximity_file"]
+    assert explained(hits[0])["proximity"] == WEIGHTS["proximity_file"]
 
 
 def test_the_field_in_a_file_the_branch_changed_is_read_past_the_cap(
@@ -72,7 +67,7 @@ def test_the_field_in_a_file_the_branch_changed_is_read_past_the_cap(
     assert rq("--index", str(repo.root)).code == 0
     hits = _hits(rq, repo, env=WAIT)
     assert (hits[0]["path"], hits[0]["line"]) == ("zzz/mine.c", 3)
-    assert _parts(hits[0])["branch"] == WEIGHTS["branch"]
+    assert explained(hits[0])["branch"] == WEIGHTS["branch"]
 
 
 def test_the_field_in_the_file_being_edited_is_read_past_the_cap(
@@ -83,8 +78,8 @@ def test_the_field_in_the_file_being_edited_is_read_past_the_cap(
     assert rq("--index", str(repo.root)).code == 0  # takes the edit in, held as one
     hits = _hits(rq, repo)
     assert (hits[0]["path"], hits[0]["line"]) == ("zzz/mine.c", 2)
-    assert _parts(hits[0])["recency"] > 0  # touched now; the header a year ago
-    assert "recency" not in _parts(hits[1])
+    assert explained(hits[0])["recency"] > 0  # touched now; the header a year ago
+    assert "recency" not in explained(hits[1])
 
 
 def test_files_being_edited_do_not_crowd_out_the_files_beside_the_anchor(
@@ -103,4 +98,4 @@ def test_files_being_edited_do_not_crowd_out_the_files_beside_the_anchor(
     assert rq("--index", str(repo.root)).code == 0
     hits = _hits(rq, repo, "--anchor", "zzz/x.c:2")
     assert (hits[0]["path"], hits[0]["line"]) == ("zzz/beside.c", 2)
-    assert _parts(hits[0])["proximity"] == WEIGHTS["proximity_dir"]
+    assert explained(hits[0])["proximity"] == WEIGHTS["proximity_dir"]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rq_engine.core.scoring import WEIGHTS
 from tests.conftest import Repo, Run
+from tests.search.served import explained
 
 TYPE = "package {pkg}\n\ntype Reader struct{{}}\n"
 
@@ -32,12 +33,6 @@ def _hits(rq: Callable[..., Run], repo: Repo, query: str = "Reader") -> list[dic
     hits = json.loads(r.out)["results"]
     assert isinstance(hits, list)
     return hits
-
-
-def _parts(hit: dict[str, object]) -> dict[str, float]:
-    explain = hit["explain"]
-    assert isinstance(explain, list)
-    return {str(p["feature"]): float(p["value"]) for p in explain}
 
 
 def _repo(make_repo: Callable[..., Repo], a_users: int, b_users: int) -> Repo:
@@ -56,7 +51,7 @@ def test_the_definition_named_more_often_wins_a_tie(
     assert rq("--index", str(repo.root)).code == 0
     hits = _hits(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["b/reader.go", "a/reader.go"]
-    b, a = _parts(hits[0]), _parts(hits[1])
+    b, a = explained(hits[0]), explained(hits[1])
     # b: named in 7 files (3 doublings), a: in 1 (1 doubling); b keeps its score
     assert "referenced" not in b
     assert a["referenced"] == WEIGHTS["referenced"] * (1 - 3)
@@ -72,7 +67,7 @@ def test_it_lifts_nothing_and_leaves_a_scoped_query_to_its_scope(
     repo.commit("x")
     assert rq("--index", str(repo.root)).code == 0
     # a prefix of all three: the Readers' copies are ordered, ReaderX is untouched
-    prefix = {str(h["path"]): _parts(h) for h in _hits(rq, repo, "Reade")}
+    prefix = {str(h["path"]): explained(h) for h in _hits(rq, repo, "Reade")}
     assert "referenced" not in prefix["b/reader.go"]
     assert "referenced" not in prefix["c/readerx.go"]
     assert prefix["a/reader.go"]["referenced"] < 0
@@ -80,7 +75,7 @@ def test_it_lifts_nothing_and_leaves_a_scoped_query_to_its_scope(
     assert _hits(rq, repo, "Redaer")[0]["path"] == "b/reader.go"
     scoped = _hits(rq, repo, "a.Reader")  # the scope names the package
     assert scoped[0]["path"] == "a/reader.go"
-    assert all("referenced" not in _parts(h) for h in scoped)
+    assert all("referenced" not in explained(h) for h in scoped)
 
 
 def test_counts_follow_edits_deletions_and_new_files(
@@ -103,7 +98,7 @@ def test_counts_follow_edits_deletions_and_new_files(
     assert rq("--index", str(repo.root)).code == 0
     hits = _hits(rq, repo)
     assert [h["path"] for h in hits[:2]] == ["a/reader.go", "b/reader.go"]
-    assert _parts(hits[1])["referenced"] == WEIGHTS["referenced"] * (1 - 3)  # 1 file vs 7
+    assert explained(hits[1])["referenced"] == WEIGHTS["referenced"] * (1 - 3)  # 1 file vs 7
     db = sqlite3.connect(Path(os.environ["RQ_HOME"]) / "index.db")
     stored = dict(
         ((q, n), f)
