@@ -22,6 +22,8 @@ SCAN_WINDOW = 15000
 #: files a capped read's context rows come from at most (symbols_named_in_files: each
 #: file's definitions are read through its own index, ~100-300 rows a file)
 CONTEXT_FILES = 100
+#: index seeks files_in_directory makes at most (a file or a subdirectory each)
+SEEKS = 400
 
 #: the columns of a Row, for reads that join symbols and files in their own order
 ROW_COLUMNS = (
@@ -207,18 +209,33 @@ def symbols_named_in_files(
 
 
 def files_in_directory(conn: sqlite3.Connection, repo: int, path: str, limit: int) -> list[str]:
-    """The indexed files beside `path` (its own directory, not below it), at most `limit`."""
+    """The indexed files beside `path` (its own directory, not below it), at most
+    `limit`, in path order. Seeks from one to the next and over each subdirectory's
+    whole range, so an anchor at the top of a tree of 78k files reads its few
+    neighbours, not every path under them (at most SEEKS seeks)."""
     head, sep, _ = path.rpartition("/")
     lo = head + sep
     hi = head + "0" if sep else _TOP  # ('0' follows '/': the directory's whole range)
-    return [
-        str(r[0])
-        for r in conn.execute(
-            "SELECT path FROM files WHERE repository_id = ? AND path >= ? AND path < ?"
-            " AND instr(substr(path, ?), '/') = 0 LIMIT ?",
-            (repo, lo, hi, len(lo) + 1, limit),
-        )
-    ]
+    out: list[str] = []
+    cur, after = lo, False
+    for _ in range(SEEKS):
+        row = conn.execute(
+            "SELECT path FROM files WHERE repository_id = ?"
+            f" AND path {'>' if after else '>='} ? AND path < ? ORDER BY path LIMIT 1",
+            (repo, cur, hi),
+        ).fetchone()
+        if row is None:
+            break
+        found = str(row[0])
+        below = found.find("/", len(lo))
+        if below < 0:
+            out.append(found)
+            if len(out) >= limit:
+                break
+            cur, after = found, True
+        else:  # a subdirectory: on past all of it
+            cur, after = found[:below] + "0", False
+    return out
 
 
 def files_for_scope(conn: sqlite3.Connection, repo: int, scope_last: str) -> set[int]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
+
 from rq_engine.core.scoring import WEIGHTS
 from rq_engine.search.rank import EXACT_ROWS
 from tests.conftest import Repo, Run
@@ -82,20 +84,22 @@ def test_the_field_in_the_file_being_edited_is_read_past_the_cap(
     assert "recency" not in explained(hits[1])
 
 
+@pytest.mark.parametrize("where", ["zzz/", ""])
 def test_files_being_edited_do_not_crowd_out_the_files_beside_the_anchor(
-    make_repo: Callable[..., Repo], rq: Callable[..., Run]
+    make_repo: Callable[..., Repo], rq: Callable[..., Run], where: str
 ) -> None:
-    # the anchor in zzz/x.c; the `list` it means is in zzz/beside.c (proximity 60),
-    # not in the anchor's own file; then more untracked files than the boosted read
-    # takes, none of them defining `list`, are being written (held: recency only)
+    # the anchor in x.c; the `list` it means is in beside.c (proximity 60), not in
+    # the anchor's own file; then more untracked files than the boosted read takes,
+    # none of them defining `list`, are being written (held: recency only). At the
+    # repository's top too, where the files beside the anchor sit among directories.
     repo = _trunk(make_repo)
-    repo.write("zzz/x.c", "int here(void) {\n  return 1;\n}\n")
-    repo.write("zzz/beside.c", "struct beside {\n  int list;\n};\n")
+    repo.write(f"{where}x.c", "int here(void) {\n  return 1;\n}\n")
+    repo.write(f"{where}beside.c", "struct beside {\n  int list;\n};\n")
     commit_at(repo, YEAR_AGO, "more")
-    age(repo, "zzz/x.c", "zzz/beside.c")
+    age(repo, f"{where}x.c", f"{where}beside.c")
     for i in range(120):
         repo.write(f"aab/u{i:03}.c", f"int u{i}(void) {{ return {i}; }}\n")
     assert rq("--index", str(repo.root)).code == 0
-    hits = _hits(rq, repo, "--anchor", "zzz/x.c:2")
-    assert (hits[0]["path"], hits[0]["line"]) == ("zzz/beside.c", 2)
+    hits = _hits(rq, repo, "--anchor", f"{where}x.c:2")
+    assert (hits[0]["path"], hits[0]["line"]) == (f"{where}beside.c", 2)
     assert explained(hits[0])["proximity"] == WEIGHTS["proximity_dir"]
