@@ -371,16 +371,18 @@ class Run:
 
     def _could_place(self, rid: int, matches: dict[str, NameMatch]) -> set[str] | None:
         """The lower-cased names whose rows could be new to the pool and place in its
-        page (None: every name, no floor yet): not one the exact read took whole
-        (_read_whole), nor one whose match stays under the floor (PoolRanking.floor)."""
+        page: not one the exact read took whole (_read_whole), nor one whose match
+        stays under the floor (PoolRanking.floor). None (read every name, the plain
+        way) while the pool has no floor: an ordinary query's prefix read stays one
+        statement a chunk."""
         taken = self.exact_read.get(rid, set())
-        floor = self.ranking.floor() if any(n.lower() not in taken for n in matches) else None
-        if floor is None and not taken:
+        if all(n.lower() in taken for n in matches):
+            return set()
+        floor = self.ranking.floor()
+        if floor is None:
             return None
         return {
-            n.lower()
-            for n, m in matches.items()
-            if n.lower() not in taken and (floor is None or _most(m) >= floor)
+            n.lower() for n, m in matches.items() if n.lower() not in taken and _most(m) >= floor
         }
 
     def _layer_fuzzy(self, literal: int) -> None:
