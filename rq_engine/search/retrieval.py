@@ -182,30 +182,26 @@ def symbols_named_in_files(
     wanted = list(dict.fromkeys(paths))[:CONTEXT_FILES]
     if not lowers or not wanted:
         return []
-    ids: list[int] = []
-    for i in range(0, len(wanted), 400):
-        chunk = wanted[i : i + 400]
-        marks = ",".join("?" * len(chunk))
-        ids += [
-            int(r[0])
-            for r in conn.execute(
-                f"SELECT id FROM files WHERE repository_id = ? AND path IN ({marks})",
-                (repo, *chunk),
-            )
-        ]
-    names = sorted(set(lowers))
-    out: list[Row] = []
-    for i in range(0, len(ids), 200):
-        chunk_ids = ids[i : i + 200]
-        # `+s.name_lower`: the planner must seek the files, never scan the name's rows
-        out += _rows(
-            conn.execute(
-                f"{_ROW_SQL} WHERE s.file_id IN ({','.join('?' * len(chunk_ids))})"
-                f" AND +s.name_lower IN ({','.join('?' * len(names))})",
-                (*chunk_ids, *names),
-            )
+    # (CONTEXT_FILES ids and a prefix read's 300 names: one statement each, well under
+    # SQLite's variable limit)
+    ids = [
+        int(r[0])
+        for r in conn.execute(
+            f"SELECT id FROM files WHERE repository_id = ? AND path IN ({','.join('?' * len(wanted))})",
+            (repo, *wanted),
         )
-    return out
+    ]
+    if not ids:
+        return []
+    names = sorted(set(lowers))
+    # `+s.name_lower`: the planner must seek the files, never scan the name's rows
+    return _rows(
+        conn.execute(
+            f"{_ROW_SQL} WHERE s.file_id IN ({','.join('?' * len(ids))})"
+            f" AND +s.name_lower IN ({','.join('?' * len(names))})",
+            (*ids, *names),
+        )
+    )
 
 
 def files_in_directory(conn: sqlite3.Connection, repo: int, path: str, limit: int) -> list[str]:

@@ -152,7 +152,7 @@ def score(
     return Scored(Score.of(parts), match)
 
 
-def ceiling(query: Query, best: Boosts | None = None) -> float | None:
+def ceiling(query: Query, best: Boosts) -> float | None:
     """The most points any candidate can add to its match's own parts in `score`, for
     this query, with boosts no stronger than `best` (each context signal at its
     strongest where the search could give it). A match whose positive parts plus
@@ -172,9 +172,7 @@ def ceiling(query: Query, best: Boosts | None = None) -> float | None:
         pts += WEIGHTS["case"]
     if query.kind:
         pts += WEIGHTS["kind_word"]
-    if best is not None:
-        pts += sum(v for _, v in boost_features(best) if v > 0)
-    return pts
+    return pts + sum(v for _, v in boost_features(best) if v > 0)
 
 
 __all__ = [
